@@ -1,0 +1,69 @@
+# skv - one Makefile: `make`, `make check`, `make sanitize`, `make report`, `make bench`.
+# Sources are found by wildcard: lib/*.c is the library, experiments/*.c the
+# program (experiments/main.c holds main), tests/test_*.c one cmocka binary each.
+
+CC      ?= gcc
+OPT     ?= -O2
+# -ffp-contract=off: no silent fma contraction, so every emulated operation
+# rounds exactly where the code says and results are the same on any target.
+# SAN is set by `make sanitize`; user CFLAGS may add to the required flags.
+CFLAGS  ?= $(OPT) -g
+override CFLAGS += -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -ffp-contract=off -fopenmp -Ilib $(SAN)
+override LDFLAGS += -fopenmp $(SAN)
+LDLIBS  += -lmpfr -lgmp -lm
+B       ?= build
+
+LIB_SRC  := $(wildcard lib/*.c)
+APP_SRC  := $(filter-out experiments/main.c,$(wildcard experiments/*.c))
+TEST_SRC := $(wildcard tests/test_*.c)
+BENCH_SRC:= $(wildcard tests/bench_*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+APP_OBJ  := $(APP_SRC:%.c=$(B)/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+BENCHES  := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
+DEPS_OK  := $(B)/.deps-ok
+
+.PHONY: all check sanitize report bench clean deps
+all: $(B)/libskv.a $(B)/skv
+
+# Installs MPFR, GMP, cmocka and gnuplot when a header or tool is missing.
+$(DEPS_OK):
+	@sh scripts/deps.sh
+	@mkdir -p $(B) && touch $@
+deps: $(DEPS_OK)
+
+$(B)/%.o: %.c $(wildcard lib/*.h experiments/*.h) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iexperiments -c -o $@ $<
+
+$(B)/libskv.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/libskvapp.a: $(APP_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/skv: $(B)/experiments/main.o $(B)/libskvapp.a $(B)/libskv.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: $(B)/tests/%.o $(B)/libskvapp.a $(B)/libskv.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+check: $(TESTS) $(B)/skv
+	@sh scripts/run-tests.sh $(TESTS)
+
+sanitize:
+	@$(MAKE) --no-print-directory check B=build-san CFLAGS="-O1 -g" \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+bench: $(BENCHES)
+	@for b in $(BENCHES); do $$b; done
+
+report: $(B)/skv
+	@sh scripts/report.sh
+
+clean:
+	rm -rf build build-san
+
+.SECONDARY:

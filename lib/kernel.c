@@ -1,0 +1,107 @@
+/* kernel.c - the split kernel: per-split online softmax, normalized partial outputs and LSEs, and their storage. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scan.h"
+#include "fmt_inline.h"
+
+int skv_partials_init(skv_partials *sp, size_t S, size_t d)
+{
+	if (!sp || S == 0 || d == 0 || S > SIZE_MAX / d / sizeof(double))
+		return SKV_EINVAL;
+	skv_partials t = {S, d, NULL, NULL, NULL, NULL, NULL};
+	t.o = calloc(S * d, sizeof *t.o);
+	t.acc = calloc(S * d, sizeof *t.acc);
+	t.lse = calloc(S, sizeof *t.lse);
+	t.m = calloc(S, sizeof *t.m);
+	t.l = calloc(S, sizeof *t.l);
+	if (!t.o || !t.acc || !t.lse || !t.m || !t.l) {
+		skv_partials_free(&t);
+		return SKV_ENOMEM;
+	}
+	*sp = t;
+	return SKV_OK;
+}
+
+void skv_partials_free(skv_partials *sp)
+{
+	if (!sp)
+		return;
+	free(sp->o);
+	free(sp->acc);
+	free(sp->lse);
+	free(sp->m);
+	free(sp->l);
+	memset(sp, 0, sizeof *sp);
+}
+
+int skv_bounds_even(size_t *bounds, size_t n, size_t S)
+{
+	if (!bounds || S == 0 || S > n)
+		return SKV_EINVAL;
+	/* s * n / S without overflow for any size_t n: n = a S + r. */
+	size_t a = n / S, r = n % S;
+	for (size_t s = 0; s <= S; s++)
+		bounds[s] = s * a + s * r / S;
+	return SKV_OK;
+}
+
+static int bounds_ok(const size_t *bounds, size_t S, size_t n)
+{
+	if (bounds[0] != 0 || bounds[S] != n)
+		return 0;
+	for (size_t s = 0; s < S; s++)
+		if (bounds[s] > bounds[s + 1])
+			return 0;
+	return 1;
+}
+
+int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,
+		     size_t S, size_t block, double lse_offset, const skv_config *cfg)
+{
+	if (!out || !p || !bounds || !p->q || !p->k || !p->v || S == 0 || row >= p->nq ||
+	    skv_config_check(cfg) != SKV_OK || isnan(lse_offset) || isinf(lse_offset) ||
+	    out->S != S || out->d != p->d || !out->o || !out->acc || !out->lse || !out->m || !out->l ||
+	    !bounds_ok(bounds, S, p->n))
+		return SKV_EINVAL;
+	size_t zlen = block;
+	if (zlen == 0)
+		for (size_t s = 0; s < S; s++)
+			if (bounds[s + 1] - bounds[s] > zlen)
+				zlen = bounds[s + 1] - bounds[s];
+	double *zbuf = malloc((zlen ? zlen : 1) * sizeof *zbuf);
+	if (!zbuf)
+		return SKV_ENOMEM;
+	skv_scan_consts sc;
+	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
+	const size_t d = p->d;
+	const double *q = p->q + row * d;
+	for (size_t s = 0; s < S; s++) {
+		double m = -INFINITY, l = 0.0, *acc = out->acc + s * d;
+		memset(acc, 0, d * sizeof *acc);
+		skv_scan(&m, &l, acc, q, p->k, p->v, d, bounds[s], bounds[s + 1], block, &sc, cfg, zbuf);
+		out->m[s] = m;
+		out->l[s] = l;
+		skv_scan_finish(out->o + s * d, &out->lse[s], m, l, acc, d, cfg);
+	}
+	free(zbuf);
+	return SKV_OK;
+}
+
+int skv_partials_store(skv_partials *dst, const skv_partials *src, const skv_config *cfg)
+{
+	if (!dst || !src || skv_config_check(cfg) != SKV_OK || dst->S != src->S || dst->d != src->d ||
+	    !dst->o || !src->o)
+		return SKV_EINVAL;
+	const size_t n = src->S * src->d;
+	for (size_t i = 0; i < n; i++) {
+		dst->o[i] = skv_round_i(cfg->partial, src->o[i]);
+		dst->acc[i] = skv_round_i(cfg->partial, src->acc[i]);
+	}
+	for (size_t s = 0; s < src->S; s++) {
+		dst->lse[s] = skv_round_i(cfg->lse, src->lse[s]);
+		dst->m[s] = skv_round_i(cfg->lse, src->m[s]);
+		dst->l[s] = skv_round_i(cfg->lse, src->l[s]);
+	}
+	return SKV_OK;
+}

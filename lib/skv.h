@@ -1,0 +1,396 @@
+/* skv.h - the one public header of skv, a precision study harness for the split-KV attention merge. */
+#ifndef SKV_H
+#define SKV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SKV_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ status */
+
+/* Every fallible public function returns one of these. On any error the
+ * function has written nothing to its output arguments. */
+typedef enum {
+	SKV_OK = 0,
+	SKV_EINVAL = 1, /* an argument is out of its documented domain */
+	SKV_ENOMEM = 2, /* an allocation failed */
+	SKV_EIO = 3,    /* a file could not be read or written */
+	SKV_ERANGE = 4  /* a value overflowed what the requested format can hold */
+} skv_status;
+
+const char *skv_strerror(int status);
+const char *skv_version(void);
+
+/* ----------------------------------------------------------------- formats */
+
+/* The emulated number formats. Values of every format are carried in a
+ * double; a double "is in" format f when skv_round(f, x) == x bit for bit. */
+typedef enum {
+	SKV_FP16 = 0, /* IEEE binary16: p = 11, emin = -14, emax = 15 */
+	SKV_BF16 = 1, /* bfloat16:      p = 8,  emin = -126, emax = 127 */
+	SKV_FP32 = 2, /* IEEE binary32: p = 24, emin = -126, emax = 127 */
+	SKV_FP64 = 3  /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
+} skv_format;
+#define SKV_NFORMATS 4
+
+/* "fp16", "bf16", "fp32", "fp64"; NULL for an unknown value. */
+const char *skv_format_name(skv_format f);
+/* Parses the names above. SKV_EINVAL for anything else (f untouched). */
+int skv_format_parse(skv_format *f, const char *name);
+/* Precision in bits, implicit bit included (11, 8, 24, 53); 0 if unknown. */
+int skv_format_precision(skv_format f);
+/* Exponent of the smallest normal (-14, -126, -126, -1022). */
+int skv_format_emin(skv_format f);
+/* Exponent of the largest finite value (15, 127, 127, 1023). */
+int skv_format_emax(skv_format f);
+/* Largest finite value of the format. */
+double skv_format_max(skv_format f);
+/* Unit roundoff u = 2^-p. */
+double skv_format_unit_roundoff(skv_format f);
+/* Spacing of format f at |x|: 2^(max(e, emin) - p + 1) where 2^e <= |x| <
+ * 2^(e+1); for x == 0 the smallest subnormal. For |x| above the largest
+ * finite value the spacing at the largest binade. NaN for NaN. */
+double skv_ulp(skv_format f, double x);
+
+/* Rounds x to the nearest value of f, ties to even, directly (one rounding,
+ * never double -> float -> half), with gradual underflow in every format
+ * (bf16 subnormals are kept, unlike chop and CPFloat), overflow to +-inf,
+ * NaN kept NaN and signed zeros kept. Costs a few cycles for fp32 and fp64.
+ * An out-of-range f gives NaN (the one failure signal of these primitives;
+ * every entry point that takes a configuration validates it first). */
+double skv_round(skv_format f, double x);
+
+/* Emulated arithmetic: each call returns the exact result of the operation
+ * on its (already representable) arguments rounded once to f.
+ *
+ * Correctly rounded (round to nearest even) in every format:
+ *   add, sub, mul, div, sqrt (exact double result or Roux's q >= 2p+2
+ *   theorem, double rounding is innocuous), and fma (exact product in
+ *   double, sum rounded to odd in double, then rounded to f; for fp64 the
+ *   C library's fma, which is correctly rounded).
+ * Correctly rounded in fp16 and bf16, proven on every one of the 65,536
+ * inputs against MPFR in tests/test_arith.c:
+ *   exp, exp2, log, log2, log1p, expm1.
+ * Faithful (error below one ulp; the result is one of the two format values
+ * around the exact one) in fp32 and fp64, checked on seeded random inputs
+ * against MPFR: exp, exp2, log, log2, log1p, expm1. In fp32 they are the
+ * double libm result rounded once to fp32, so they are correctly rounded
+ * except when the exact value lies within a double ulp of an fp32 midpoint.
+ */
+double skv_add(skv_format f, double a, double b);
+double skv_sub(skv_format f, double a, double b);
+double skv_mul(skv_format f, double a, double b);
+double skv_div(skv_format f, double a, double b);
+double skv_fma(skv_format f, double a, double b, double c);
+double skv_sqrt(skv_format f, double a);
+double skv_exp(skv_format f, double a);
+double skv_exp2(skv_format f, double a);
+double skv_log(skv_format f, double a);
+double skv_log2(skv_format f, double a);
+double skv_log1p(skv_format f, double a);
+double skv_expm1(skv_format f, double a);
+
+/* -------------------------------------------------------- random numbers */
+
+/* xoshiro256** (Blackman and Vigna, 2018) seeded through splitmix64. The
+ * stream depends only on the seed: the same bits on every machine. */
+typedef struct {
+	uint64_t s[4];
+} skv_rng;
+
+void skv_rng_seed(skv_rng *r, uint64_t seed);
+uint64_t skv_rng_next(skv_rng *r);
+/* Uniform on [0, 1) with 53 random bits: (next >> 11) * 2^-53. */
+double skv_rng_uniform(skv_rng *r);
+/* Standard normal by Marsaglia's polar method, with the logarithm computed
+ * by skv's own series in basic IEEE operations (no libm), so the bits are
+ * platform-independent. */
+double skv_rng_normal(skv_rng *r);
+/* Uniform integer in [0, n) by rejection (no modulo bias); 0 if n == 0. */
+uint64_t skv_rng_below(skv_rng *r, uint64_t n);
+/* Mixes several 64-bit words into one seed (splitmix64 chain). */
+uint64_t skv_seed_mix(uint64_t a, uint64_t b);
+/* Natural logarithm in basic IEEE operations only (no libm), error below one
+ * ulp (faithful; tests/test_rng.c checks it against MPFR), so every value skv
+ * derives from it (normal draws, the sink key) has the same bits everywhere.
+ * log(+-0) = -inf, log(+inf) = +inf, NaN for x < 0 or NaN. */
+double skv_rng_log(double x);
+
+/* -------------------------------------------------------- random problems */
+
+typedef enum {
+	SKV_DIST_GAUSSIAN = 0, /* q ~ N(0, score_scale^2), K, V ~ N(0, 1) */
+	SKV_DIST_SINK = 1      /* as gaussian, but key 0 is an attention sink:
+	                        * its scaled score is log(n) + 2 above zero, so
+	                        * it carries about 87% of the softmax mass */
+} skv_dist;
+#define SKV_NDISTS 2
+
+const char *skv_dist_name(skv_dist d);
+int skv_dist_parse(skv_dist *d, const char *name);
+
+/* One attention problem: nq query rows of length d over n keys. Every value
+ * is already rounded to the input format, so the kernels and the truth see
+ * the same numbers. */
+typedef struct {
+	size_t nq, n, d;
+	double *q;    /* [nq][d] */
+	double *k;    /* [n][d] */
+	double *v;    /* [n][d] */
+	double scale; /* softmax scale, 1/sqrt(d) as a double */
+} skv_problem;
+
+/* Draws a problem from the seed: q first, then K, then V, row-major, one
+ * skv_rng_normal each, times score_scale for q, rounded to input.
+ * SKV_EINVAL for nq, n or d of 0, a non-finite or non-positive score_scale,
+ * or a bad format/dist; SKV_ENOMEM; SKV_ERANGE when a drawn value (or the
+ * sink key) overflows the input format, or the sink has no direction (query
+ * row 0 rounded to all zeros). The sink key is k_0 = RN(q_0 * t) with t set
+ * so that scale * (q_0 . k_0) = log(n) + 2 before rounding (lib/problem.c). */
+int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dist,
+		     double score_scale, skv_format input, uint64_t seed);
+void skv_problem_free(skv_problem *p);
+
+/* ------------------------------------------------------------ ground truth */
+
+/* Default MPFR working precision of the ground truth, in bits. See
+ * lib/truth.c for why 128 bits make every reported digit exact. */
+#define SKV_TRUTH_PREC 128
+
+/* A value known to far more than fp64 precision: hi = RN64(t), lo =
+ * RN64(t - hi). */
+typedef struct {
+	double hi, lo;
+} skv_dd;
+
+/* Exact attention of query row `row` over keys [lo, hi):
+ *   s_j = scale * (q . k_j),  L = log sum_j exp(s_j),
+ *   out = sum_j exp(s_j - L) v_j
+ * computed with MPFR at `prec` bits (>= 64). out is [d]; lse is L in natural
+ * log units (the offset of the experiments is added by the caller: it changes
+ * L, never out). An empty range gives out = 0 and lse = -inf.
+ * SKV_EINVAL for row >= nq, lo > hi, hi > n, prec < 64 or > 65536, NULL
+ * pointers, d == 0, or a non-finite scale or value (q row, keys and values of
+ * the range); SKV_ERANGE when |L| exceeds the largest double; SKV_ENOMEM.
+ * Leaves MPFR's exponent range and flags as it found them. */
+int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
+		    long prec);
+
+/* ----------------------------------------------------------------- metrics */
+
+typedef struct {
+	double max_abs;  /* max_i |c_i - t_i| */
+	double max_rel;  /* max_i |c_i - t_i| / |t_i|; an element whose truth is
+	                  * exactly 0 adds 0 if c_i == 0 and +inf otherwise */
+	double norm_rel; /* ||c - t||_2 / ||t||_2 (+inf if t == 0 and c != 0) */
+	double ulp;      /* max_i |c_i - t_i| / skv_ulp(f, t_i) */
+} skv_errors;
+
+/* Errors of computed[0..n) against truth[0..n), keeping the truth's extra
+ * precision (the difference is taken against hi and lo in turn). NaN in
+ * computed gives NaN metrics, never a silent finite number. SKV_EINVAL for
+ * n == 0, NULL pointers or a bad format. */
+int skv_errors_compute(skv_errors *e, const double *computed, const skv_dd *truth, size_t n,
+		       skv_format ulp_format);
+/* |c - t| keeping the truth's extra precision; 0 when both are the same
+ * infinity, +inf when only one is infinite, NaN for NaN. */
+double skv_abs_err(double c, skv_dd t);
+
+/* ------------------------------------------------- precision configuration */
+
+typedef enum {
+	SKV_BASE_E = 0, /* natural LSE */
+	SKV_BASE_2 = 1  /* base-2 LSE: scores pre-scaled by log2(e) in compute */
+} skv_lse_base;
+
+/* The format of each stage of a decode kernel. */
+typedef struct {
+	skv_format input;   /* q, K, V as stored */
+	skv_format compute; /* scores, running max, exp, sums, P.V accumulation */
+	skv_format p;       /* probabilities as fed to the P.V product */
+	skv_format partial; /* storage of each split's normalized output */
+	skv_format lse;     /* storage of each split's LSE */
+	skv_format combine; /* arithmetic of the merge */
+	skv_format output;  /* the final result */
+	skv_lse_base base;
+} skv_config;
+
+/* Every stage in format f, natural base. */
+skv_config skv_config_uniform(skv_format f);
+/* SKV_EINVAL if a field is out of range. */
+int skv_config_check(const skv_config *c);
+
+/* -------------------------------------------------------------- split kernel */
+
+/* Per-split results of the split kernel, one query row.
+ * o and lse are the stored values (partial and lse formats); the fields m,
+ * l, acc keep the split's running state in the compute format for merges
+ * that store max, sum and an unnormalized accumulator (FlexAttention). */
+typedef struct {
+	size_t S, d;
+	double *o;   /* [S][d] normalized output of each split */
+	double *lse; /* [S] LSE of each split in the config's base; -inf empty */
+	double *m;   /* [S] running max (config base units); -inf empty */
+	double *l;   /* [S] exp-sum relative to m; 0 empty */
+	double *acc; /* [S][d] unnormalized accumulator, sum_j p_j v_j */
+} skv_partials;
+
+int skv_partials_init(skv_partials *sp, size_t S, size_t d);
+void skv_partials_free(skv_partials *sp);
+
+/* Even boundaries: split s is keys [s*n/S, (s+1)*n/S) (integer division, so
+ * sizes differ by at most one). bounds has S + 1 entries. SKV_EINVAL for
+ * S == 0 or S > n. */
+int skv_bounds_even(size_t *bounds, size_t n, size_t S);
+
+/* Runs the split kernel for query row `row` of p over the S splits given by
+ * bounds[0..S] (nondecreasing, bounds[0] == 0, bounds[S] == n; empty splits
+ * allowed) exactly as a decode kernel does: inside each split an online
+ * softmax over blocks of `block` keys (0: the whole split is one block) in
+ * cfg->compute, with P rounded to cfg->p before P.V; then o = acc / l and
+ * lse = m + log(l) (log2 in base 2) in compute. The result is left in the
+ * compute format (skv_partials_store rounds it for storage), so one kernel
+ * run serves every storage format. Scores are
+ *   s_j = RN(RN(q . k_j) * RN(scale)) + RN(lse_offset)        base e
+ *   s_j = RN(RN(q . k_j) * RN(scale * log2 e)) + RN(lse_offset * log2 e)
+ * with q . k_j accumulated by fma in compute. An empty split gives o = 0,
+ * acc = 0, l = 0, m = lse = -inf. */
+int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,
+		     size_t S, size_t block, double lse_offset, const skv_config *cfg);
+
+/* Rounds o and acc to cfg->partial and lse, m, l to cfg->lse, as the kernel
+ * writes them to global memory. dst may equal src. */
+int skv_partials_store(skv_partials *dst, const skv_partials *src, const skv_config *cfg);
+
+/* ------------------------------------------------------------------ merges */
+
+typedef enum {
+	SKV_MERGE_ONEPASS = 0,  /* global max, log-sum, weighted sum (FA2/TileLang) */
+	SKV_MERGE_PAIRWISE = 1, /* online state merge folded over splits (FlashInfer) */
+	SKV_MERGE_MEAN = 2,     /* wrong on purpose: plain mean of the partials */
+	SKV_MERGE_SUM = 3,      /* wrong on purpose: plain sum of the partials */
+	SKV_MERGE_FLEX = 4      /* max and sum kept apart, unnormalized acc (Flex) */
+} skv_merge;
+#define SKV_NMERGES 5
+
+typedef enum {
+	SKV_ORDER_SEQ = 0,    /* splits 0, 1, ..., S-1 */
+	SKV_ORDER_REV = 1,    /* S-1, ..., 0 */
+	SKV_ORDER_TREE = 2,   /* pairwise tree: (0+1)+(2+3), ... */
+	SKV_ORDER_RANDOM = 3, /* seeded random permutation (Fisher-Yates) */
+	SKV_ORDER_ASC = 4,    /* sorted by stored LSE ascending (stable) */
+	SKV_ORDER_DESC = 5,   /* sorted by stored LSE descending (stable) */
+	SKV_ORDER_STRIDED = 6 /* FlashInfer: `threads` strided subsets, each
+	                       * merged in order, then the subsets in order */
+} skv_order;
+#define SKV_NORDERS 7
+
+/* What a merge does with empty splits (stored LSE -inf). */
+typedef enum {
+	SKV_EMPTY_GUARD = 0, /* skv's own: empty splits weigh 0, an all-empty
+	                      * row gives out = 0, lse = -inf, never NaN */
+	SKV_EMPTY_FA2 = 1,   /* max == -inf uses 0; sum == 0 or NaN gives +inf */
+	SKV_EMPTY_FA3 = 2,   /* empty rows unwritten (NaN); splits skipped, stop
+	                      * at the last finite LSE; all-empty lse -inf */
+	SKV_EMPTY_NONE = 3   /* no guard: the formula as written (may give NaN) */
+} skv_empty;
+#define SKV_NEMPTY 4
+
+typedef struct {
+	skv_merge merge;
+	skv_order order;
+	uint64_t seed;     /* for SKV_ORDER_RANDOM */
+	unsigned threads;  /* for SKV_ORDER_STRIDED (>= 1) */
+	skv_empty empty;
+	int round_states;  /* round intermediate states to cfg->input (FlashInfer smem) */
+} skv_merge_spec;
+
+const char *skv_merge_name(skv_merge m);
+int skv_merge_parse(skv_merge *m, const char *name);
+const char *skv_order_name(skv_order o);
+int skv_order_parse(skv_order *o, const char *name);
+const char *skv_empty_name(skv_empty e);
+int skv_empty_parse(skv_empty *e, const char *name);
+/* onepass, seq, seed 0, threads 1, guard, no state rounding. */
+skv_merge_spec skv_merge_spec_default(void);
+
+/* Merges stored partials (sp, as written by skv_partials_store) into out[d]
+ * (in cfg->output) and the merged LSE (*lse, natural log units whatever the
+ * base, converted in double). All arithmetic in cfg->combine. The controls
+ * (mean, sum) return the correctly merged LSE. SKV_EINVAL for a bad spec or
+ * config; SKV_ENOMEM. */
+int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_merge_spec *spec,
+		  const skv_config *cfg);
+
+/* ----------------------------------------------------------------- presets */
+
+/* The precision profile of a production decode kernel: every stage format,
+ * the LSE base, the merge with its order and its empty-split behaviour.
+ * Stages marked as following the input (P fed to P.V, the output, and
+ * for FlashInfer the partials) are derived from the input format, so
+ * `fa2` with input fp16 is FlashAttention 2 on fp16 tensors. */
+typedef struct {
+	const char *name;
+	const char *description; /* one line, with the assumptions made */
+	skv_config cfg;          /* with the default input format */
+	skv_merge_spec merge;
+	unsigned follows;        /* SKV_FOLLOW_* bits */
+} skv_preset;
+
+#define SKV_FOLLOW_P 1u       /* p = input */
+#define SKV_FOLLOW_OUTPUT 2u  /* output = input */
+#define SKV_FOLLOW_PARTIAL 4u /* partial = output */
+
+size_t skv_preset_count(void);
+/* The i-th preset (NULL past the end), in a fixed order. */
+const skv_preset *skv_preset_at(size_t i);
+/* By name; NULL if unknown. */
+const skv_preset *skv_preset_find(const char *name);
+/* The configuration and merge of preset p on tensors stored in `input`:
+ * the preset's formats with the stages that follow the input derived from
+ * it. SKV_EINVAL for NULL or a bad format. */
+int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input);
+
+/* ------------------------------------------------ online softmax attention */
+
+/* Blockwise (online softmax) attention over all nq rows of p: each row scans
+ * the keys in blocks of `block` (0: one block) keeping a running max, sum and
+ * output, never forming the score matrix; with causal (requires nq == n) row
+ * i sees keys 0..i. out is [nq][d] in cfg->output; lse (may be NULL) is [nq]
+ * in natural log units. Scores as in skv_split_kernel. */
+int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t block, int causal,
+			 double lse_offset, const skv_config *cfg);
+
+/* ------------------------------------------------------- seed contracts */
+
+/* outs [S][H][d], lses [S][H] natural-log LSEs (-inf for an empty split whose
+ * row is zero), out [H][d]: the exact attention output over the whole context
+ * to within 1e-10 absolute, independent of the order of the splits (bit for
+ * bit). SKV_EINVAL: S, H or d of 0, NULL, a NaN or +inf LSE, a head whose
+ * splits are all empty. */
+int skv_merge_partials(double *out, const double *outs, const double *lses, size_t S, size_t H,
+		       size_t d);
+
+/* Merges two online-softmax blocks (max m_i, exp-sum l_i, unnormalized
+ * accumulator acc[i][D]): m = max(m1, m2), a_i = exp(m_i - m),
+ * l = a1 l1 + a2 l2, out = (a1 acc_1 + a2 acc_2) / l. Two empty blocks
+ * (l1 = l2 = 0) give m = -inf, l = 0, out = 0. SKV_EINVAL: non-finite or
+ * negative sums, NaN or +inf maxes, D == 0, NULL pointers. */
+int skv_merge_states(double *merged_max, double *merged_sum, double *merged_out, const double max[2],
+		     const double sum[2], const double *acc, size_t D);
+
+/* softmax(q k^T / sqrt(d) + M) v in float32 arithmetic, online over blocks of
+ * block_size keys; q [Tq][d], k, v [Tk][d], out [Tq][d]. SKV_EINVAL: a zero
+ * size, block_size not dividing Tk, causal with Tq != Tk, NULL. */
+int skv_attention_blockwise_f32(float *out, const float *q, const float *k, const float *v, size_t Tq,
+				size_t Tk, size_t d, size_t block_size, int causal);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,16 @@
+/* status.c - status messages and the version string. */
+#include "skv.h"
+
+const char *skv_strerror(int status)
+{
+	switch (status) {
+	case SKV_OK: return "success";
+	case SKV_EINVAL: return "invalid argument";
+	case SKV_ENOMEM: return "out of memory";
+	case SKV_EIO: return "input/output error";
+	case SKV_ERANGE: return "value out of range";
+	default: return "unknown status";
+	}
+}
+
+const char *skv_version(void) { return SKV_VERSION; }

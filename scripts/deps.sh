@@ -1,0 +1,35 @@
+#!/bin/sh
+# deps.sh - make sure skv's build and report dependencies are installed (Debian 12).
+# Installs them with apt-get when run as root; otherwise prints the command and fails.
+set -u
+PKGS="libmpfr-dev libgmp-dev libcmocka-dev gnuplot-nox"
+
+missing=""
+have_header() {
+	for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu; do
+		[ -f "$d/$1" ] && return 0
+	done
+	return 1
+}
+have_header mpfr.h   || missing="$missing libmpfr-dev"
+have_header gmp.h    || missing="$missing libgmp-dev"
+have_header cmocka.h || missing="$missing libcmocka-dev"
+command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get update && apt-get install -y$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skv: missing dependencies:$missing" >&2
+	echo "skv: install them with: sudo sh -c '$cmd'" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "skv: missing dependencies:$missing and no apt-get here; install the equivalents of: $PKGS" >&2
+	exit 1
+fi
+echo "skv: installing$missing with apt-get" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2 && apt-get install -y -qq $missing >&2 || {
+	echo "skv: apt-get failed; run: $cmd" >&2
+	exit 1
+}
