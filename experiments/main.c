@@ -1,14 +1,4 @@
-/* main.c - the skv command-line program (placeholder until the program issue). */
-#include <stdio.h>
-#include <string.h>
-#include "skv.h"
+/* main.c - the skv command-line program: everything is in skv_app_main (cli.c) so tests can call it. */
+#include "app.h"
 
-int main(int argc, char **argv)
-{
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("skv %s\n", skv_version());
-		return 0;
-	}
-	fprintf(stderr, "usage: skv --version\n");
-	return argc > 1 ? 2 : 0;
-}
+int main(int argc, char **argv) { return skv_app_main(argc, argv); }

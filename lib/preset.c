@@ -66,6 +66,8 @@ static const skv_preset presets[] = {
 	 0},
 };
 
+_Static_assert(sizeof presets / sizeof presets[0] == SKV_NPRESETS, "SKV_NPRESETS out of date");
+
 size_t skv_preset_count(void) { return sizeof presets / sizeof presets[0]; }
 
 const skv_preset *skv_preset_at(size_t i) { return i < skv_preset_count() ? &presets[i] : NULL; }

@@ -90,7 +90,8 @@ double skv_rng_uniform(skv_rng *r)
  * below one ulp. |s| <= (sqrt 2 - 1) / (sqrt 2 + 1) < 0.1716, z = s^2 < 0.0295;
  * the series is Taylor's (no minimax fit), and stopping after z^11 leaves
  * s z^12 * 2/25 < 2^-66 |log(1 + f)|, far below rounding. */
-static const double log_coef[] = {
+enum { LOG_NCOEF = 11 };
+static const double log_coef[LOG_NCOEF] = {
 	2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9, 2.0 / 11, 2.0 / 13,
 	2.0 / 15, 2.0 / 17, 2.0 / 19, 2.0 / 21, 2.0 / 23,
 };
@@ -131,9 +132,15 @@ double skv_rng_log(double x)
 	const double f = m - 1.0; /* exact (Sterbenz) */
 	const double s = f / (2.0 + f);
 	const double z = s * s;
-	double R = 0.0;
-	for (size_t k = sizeof log_coef / sizeof log_coef[0]; k-- > 0;)
-		R = z * (log_coef[k] + R);
+	/* R = sum_{k=1..11} c_k z^k by Estrin's scheme (independent halves, so
+	 * the multiplications overlap); every term is positive, so the order
+	 * of evaluation costs no accuracy, and it is fixed, so it costs no
+	 * reproducibility. */
+	const double *c = log_coef;
+	const double z2 = z * z, z4 = z2 * z2, z8 = z4 * z4;
+	const double R = z * ((c[0] + z * c[1]) + z2 * (c[2] + z * c[3]) +
+			      z4 * ((c[4] + z * c[5]) + z2 * (c[6] + z * c[7])) +
+			      z8 * ((c[8] + z * c[9]) + z2 * c[10]));
 	const double hfsq = 0.5 * f * f;
 	if (e == 0)
 		return f - (hfsq - s * (hfsq + R));

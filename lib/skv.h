@@ -109,7 +109,8 @@ uint64_t skv_rng_next(skv_rng *r);
 double skv_rng_uniform(skv_rng *r);
 /* Standard normal by Marsaglia's polar method, with the logarithm computed
  * by skv's own series in basic IEEE operations (no libm), so the bits are
- * platform-independent. */
+ * platform-independent. Each call returns the first value of an accepted
+ * pair and discards the second (the state stays the four words above). */
 double skv_rng_normal(skv_rng *r);
 /* Uniform integer in [0, n) by rejection (no modulo bias); 0 if n == 0. */
 uint64_t skv_rng_below(skv_rng *r, uint64_t n);
@@ -127,7 +128,8 @@ typedef enum {
 	SKV_DIST_GAUSSIAN = 0, /* q ~ N(0, score_scale^2), K, V ~ N(0, 1) */
 	SKV_DIST_SINK = 1      /* as gaussian, but key 0 is an attention sink:
 	                        * its scaled score is log(n) + 2 above zero, so
-	                        * it carries about 87% of the softmax mass */
+	                        * it carries about 87% of the softmax mass
+	                        * (score_scale 0.5; 82% at 1) */
 } skv_dist;
 #define SKV_NDISTS 2
 
@@ -346,6 +348,7 @@ typedef struct {
 #define SKV_FOLLOW_OUTPUT 2u  /* output = input */
 #define SKV_FOLLOW_PARTIAL 4u /* partial = output */
 
+#define SKV_NPRESETS 9 /* skv_preset_count(), as a constant for tables */
 size_t skv_preset_count(void);
 /* The i-th preset (NULL past the end), in a fixed order. */
 const skv_preset *skv_preset_at(size_t i);
@@ -365,6 +368,71 @@ int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *
  * in natural log units. Scores as in skv_split_kernel. */
 int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t block, int causal,
 			 double lse_offset, const skv_config *cfg);
+
+/* --------------------------------------------------------------- occupancy */
+
+/* FlashAttention 2's choice of the split count for decode
+ * (num_splits_heuristic and set_params_splitkv in csrc/flash_attn/flash_api.cpp;
+ * shared/notes/systems.md), transcribed with its float arithmetic
+ * (lib/occupancy.c says which operation is float and which double). */
+#define SKV_FA2_MAX_SPLITS 128     /* FA2's max_splits argument and cap */
+#define SKV_FA2_MAX_HEAD_DIM 256   /* FA2's forward rejects larger heads */
+#define SKV_FA2_MAX_SMS 32768u     /* largest num_sms accepted: keeps FA2's int
+                                    * product batch_nheads_mblocks * splits
+                                    * (< 0.8 num_sms^2 where FA2 forms it) in int */
+
+/* FA2's heuristic(batch_nheads_mblocks, num_sms, num_n_blocks, max_splits):
+ * 1 if batch_nheads_mblocks >= 0.8f * num_sms (float); otherwise, over the
+ * eligible s in 1..min(max_splits, num_sms, num_n_blocks) (s == 1 or
+ * ceil(num_n_blocks / s) != ceil(num_n_blocks / (s - 1))), the wave
+ * efficiency eff(s) = n / ceil(n) with n = float(batch_nheads_mblocks * s) /
+ * num_sms in float, and the smallest s with eff(s) >= 0.85 * max eff
+ * (in double, as FA2's double literal makes it). num_sms is the argument as
+ * FA2 passes it, twice the SM count. SKV_EINVAL for NULL, a zero argument,
+ * batch_nheads_mblocks, num_n_blocks or max_splits above INT_MAX (FA2's int),
+ * num_sms above SKV_FA2_MAX_SMS. */
+int skv_fa2_num_splits(unsigned *splits, unsigned batch_nheads_mblocks, unsigned num_sms, unsigned num_n_blocks,
+		       unsigned max_splits);
+
+/* The per-candidate table behind the heuristic, for s = 1..n:
+ * efficiency[s-1] = eff(s) as above (computed for every s, also the
+ * ineligible ones, which FA2 records as 0, and past FA2's own limits),
+ * eligible[s-1] = 1 or 0 by FA2's rule. Ineligible s are exactly the counts
+ * whose FA2 layout (skv_fa2_bounds) leaves a split empty. SKV_EINVAL as for
+ * skv_fa2_num_splits, or n == 0 or n > INT_MAX. */
+int skv_fa2_split_table(float *efficiency, unsigned char *eligible, unsigned n, unsigned batch_nheads_mblocks,
+			unsigned num_sms, unsigned num_n_blocks);
+
+/* The heuristic's inputs as FA2 derives them for one decode step
+ * (seqlen_q = 1) of batch x heads query heads over kv_heads key/value heads
+ * and ctx keys (FA2's seqlen_k: for flash_attn_with_kvcache the cache's
+ * allocated length). */
+typedef struct {
+	unsigned block_n;              /* keys per block: 256 if head_dim <= 64, 128 if <= 128, else 64 */
+	unsigned num_n_blocks;         /* ceil(ctx / block_n) */
+	int gqa_folded;                /* heads > kv_heads and head_dim % 8 == 0: each group's
+	                                * query heads folded into the query-length axis */
+	unsigned seqlen_q;             /* heads / kv_heads if folded, else 1 */
+	unsigned num_heads;            /* kv_heads if folded, else heads */
+	unsigned num_m_blocks;         /* ceil(seqlen_q / 64) */
+	unsigned batch_nheads_mblocks; /* batch * num_heads * num_m_blocks */
+	unsigned num_sms;              /* 2 * sm_count, as FA2 passes it */
+} skv_fa2_decode;
+
+/* SKV_EINVAL for a zero argument, heads not a multiple of kv_heads, ctx
+ * above INT_MAX, head_dim above SKV_FA2_MAX_HEAD_DIM, 2 * sm_count above
+ * SKV_FA2_MAX_SMS, or batch * num_heads * num_m_blocks above INT_MAX. The
+ * heuristic is then skv_fa2_num_splits(&s, f.batch_nheads_mblocks,
+ * f.num_sms, f.num_n_blocks, SKV_FA2_MAX_SPLITS). */
+int skv_fa2_decode_init(skv_fa2_decode *f, unsigned batch, unsigned heads, unsigned kv_heads, unsigned ctx,
+			unsigned head_dim, unsigned sm_count);
+
+/* FA2's split boundaries (flash_fwd_kernel.h): with nb = ceil(n / block_n)
+ * blocks and per = ceil(nb / S) blocks per split, split s is keys
+ * [s per block_n, (s + 1) per block_n) clamped to n; trailing splits of an
+ * ineligible S are empty. bounds has S + 1 entries. SKV_EINVAL for NULL or
+ * a zero size. */
+int skv_fa2_bounds(size_t *bounds, size_t n, size_t block_n, size_t S);
 
 /* ------------------------------------------------------- seed contracts */
 

@@ -409,6 +409,7 @@ static size_t pick_reference(scratch *s, const double *q, const double *k, size_
 			best = j;
 		}
 	}
+	xacc_clear(&s->acc); /* the caller expects an empty accumulator */
 	return best;
 }
 
@@ -460,7 +461,9 @@ static int truth_core(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row
 			mpfr_set_ui(s->w[j], 1, MPFR_RNDN);
 			continue;
 		}
-		/* acc = -(q . k_r): the reference's normalized chunks, negated */
+		/* acc = -(q . k_r): the reference's normalized chunks, negated
+		 * (acc is empty here: cleared after each key and by
+		 * pick_reference) */
 		for (int c = s->ref.lo; c <= s->ref.hi; c++)
 			s->acc.c[c] = -s->ref.c[c];
 		s->acc.lo = s->ref.lo;

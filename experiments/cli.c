@@ -1,0 +1,402 @@
+/* cli.c - the commands of the skv program: list, run, suite, report, help and version. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "app.h"
+#include "report.h"
+#include "recommend.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: skv COMMAND [ARGS]\n"
+		"\n"
+		"skv %s: a precision study harness for the split-KV (flash-decoding) attention merge.\n"
+		"\n"
+		"commands:\n"
+		"  skv list                          every experiment, its description and defaults\n"
+		"  skv run EXPERIMENT [--PARAM=V1,V2,...]... [--out=DIR]\n"
+		"                                    run one experiment; a comma-separated list sweeps\n"
+		"                                    a parameter, the points are the cross product\n"
+		"  skv run --help                    every parameter, its default and allowed values\n"
+		"  skv run EXPERIMENT --help         the experiment's defaults\n"
+		"  skv suite FILE [--PARAM=V]... [--out=DIR]\n"
+		"                                    run each 'run EXPERIMENT --flags' line of FILE\n"
+		"                                    (# comments); flags after FILE override every line\n"
+		"  skv report DIR                    redraw charts and REPORT.md from DIR's CSV files\n"
+		"  skv recommend --batch=B --heads=H --kv-heads=K --ctx=N --sms=M [--preset=P] ...\n"
+		"                                    pick a split count from measured error and FA2's\n"
+		"                                    occupancy heuristic (skv recommend --help)\n"
+		"  skv --version                     print the version\n"
+		"\n"
+		"output, per experiment, in --out (default results/, created if missing):\n"
+		"  EXPERIMENT.csv   one row per point and trial: experiment, every parameter, trial,\n"
+		"                   max_abs_err, max_rel_err, norm_rel_err, ulp_err (in ulps of the\n"
+		"                   output format), lse_err (|merged LSE - exact LSE|, natural log),\n"
+		"                   out_state (finite, nan, inf), lse_state (finite, -inf, +inf, nan)\n"
+		"  EXPERIMENT.md    median and max over the trials of each point\n"
+		"  EXPERIMENT.meta  command, seed, versions, git commit, date and wall time\n"
+		"The CSV is the same byte for byte for any --threads and on any machine.\n"
+		"\n"
+		"exit status: 0 success, 1 runtime failure (I/O, memory), 2 bad usage.\n",
+		skv_version());
+}
+
+/* Prints text word-wrapped to 78 columns, every line after the first
+ * indented by `indent` spaces (the first starts at column `col`). */
+static void wrap(FILE *f, const char *text, int col, int indent)
+{
+	const int width = 78;
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + (int)w > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, w, f);
+		col += (int)w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
+
+static void param_help(FILE *f, const skv_app_spec *s)
+{
+	char allowed[256], val[64];
+	for (int i = 0; i < SKV_APP_NPARAMS; i++) {
+		const skv_app_param *p = &skv_app_params[i];
+		if (s && !skv_app_spec_applies(s, i))
+			continue;
+		skv_app_param_allowed(allowed, sizeof allowed, i);
+		fprintf(f, "  --%-14s ", p->flag);
+		wrap(f, p->help, 19, 19);
+		fprintf(f, "  %-16s default ", "");
+		if (s) {
+			for (size_t k = 0; k < s->list[i].n; k++) {
+				skv_app_value_format(val, sizeof val, i, s->list[i].v[k]);
+				fprintf(f, "%s%s", k ? "," : "", val);
+			}
+		} else {
+			fputs(p->def, f);
+		}
+		fprintf(f, "; %s%s\n", p->type == SKV_APP_ENUM ? "one of " : "", allowed);
+		if (p->single)
+			fprintf(f, "  %-16s (one value, not a list)\n", "");
+	}
+}
+
+static void run_help(FILE *f)
+{
+	fprintf(f, "usage: skv run EXPERIMENT [--PARAM=V1,V2,...]... [--out=DIR]\n\n"
+		   "experiments: ");
+	for (size_t i = 0; i < skv_app_nexperiments; i++)
+		fprintf(f, "%s%s", i ? ", " : "", skv_app_experiments[i].name);
+	fprintf(f, "\n\nThe points are the cross product of the lists, in the order of the parameters\n"
+		   "below with the last one varying fastest; each point runs --trials trials. Trial t\n"
+		   "draws its problem from skv_seed_mix(seed, t) (the random layout and order from\n"
+		   "skv_seed_mix of that seed with 1 and 2), so a row is reproduced from its seed and\n"
+		   "trial columns. Parameters (the experiments override some defaults; see\n"
+		   "skv run EXPERIMENT --help):\n\n");
+	param_help(f, NULL);
+	fprintf(f, "  --%-14s output folder, default results\n", "out");
+}
+
+static void experiment_help(FILE *f, const skv_app_spec *s)
+{
+	const skv_app_experiment *x = s->exp;
+	fprintf(f, "usage: skv run %s [--PARAM=V1,V2,...]... [--out=DIR]\n\n%s.\n\n", x->name, x->summary);
+	wrap(f, x->why, 0, 0);
+	fprintf(f, "\nparameters:\n");
+	param_help(f, s);
+	fprintf(f, "  --%-14s output folder, default results\n", "out");
+}
+
+static void list(FILE *f)
+{
+	for (size_t i = 0; i < skv_app_nexperiments; i++) {
+		const skv_app_experiment *x = &skv_app_experiments[i];
+		fprintf(f, "%-16s %s\n%-16s defaults: %s\n", x->name, x->summary, "", x->defaults);
+	}
+	fprintf(f, "\npresets (--preset=NAME on any experiment; explicit flags override single fields):\n");
+	for (size_t i = 0; i < skv_preset_count(); i++) {
+		const skv_preset *p = skv_preset_at(i);
+		const skv_config *c = &p->cfg;
+		fprintf(f, "%-16s input=%s compute=%s p=%s%s partial=%s%s lse=%s combine=%s output=%s%s lse-base=%s\n",
+			p->name, skv_format_name(c->input), skv_format_name(c->compute), skv_format_name(c->p),
+			p->follows & SKV_FOLLOW_P ? "(=input)" : "", skv_format_name(c->partial),
+			p->follows & SKV_FOLLOW_PARTIAL ? "(=output)" : "", skv_format_name(c->lse),
+			skv_format_name(c->combine), skv_format_name(c->output),
+			p->follows & SKV_FOLLOW_OUTPUT ? "(=input)" : "", c->base == SKV_BASE_2 ? "2" : "e");
+		fprintf(f, "%-16s merge=%s order=%s merge-threads=%u empty=%s round-states=%d\n", "",
+			skv_merge_name(p->merge.merge), skv_order_name(p->merge.order), p->merge.threads,
+			skv_empty_name(p->merge.empty), p->merge.round_states);
+		fprintf(f, "%-16s ", "");
+		wrap(f, p->description, 17, 17);
+	}
+}
+
+/* The command line as one string, each argument quoted for the shell when
+ * it holds anything but plain characters. */
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 1;
+	for (int i = 0; i < argc; i++)
+		n += 4 * strlen(argv[i]) + 3;
+	char *s = malloc(n), *p = s;
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") ==
+					  strlen(a);
+		if (i)
+			*p++ = ' ';
+		if (plain) {
+			memcpy(p, a, strlen(a));
+			p += strlen(a);
+			continue;
+		}
+		*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static int report_error(const skv_app_error *e, int st)
+{
+	fprintf(stderr, "%s\n", e->msg);
+	return st;
+}
+
+/* Runs a checked spec whose --out has been prepared and writes its files. */
+static int execute(const skv_app_spec *s, const char *command)
+{
+	skv_app_error e;
+	skv_app_result r;
+	memset(&r, 0, sizeof r);
+	FILE *progress = isatty(fileno(stderr)) ? stderr : NULL;
+	int st = skv_app_engine_run(&r, s, progress, &e);
+	if (st == SKV_APP_EXIT_OK)
+		st = skv_app_write_outputs(s, &r, command, &e);
+	if (st != SKV_APP_EXIT_OK) {
+		skv_app_result_free(&r);
+		return report_error(&e, st);
+	}
+	fprintf(stderr, "skv: %s: seed %llu, %zu points x %llu trials, %.1f s -> %s/%s.csv\n", s->exp->name,
+		(unsigned long long)s->list[SKV_APP_P_SEED].v[0].u, r.npoints, (unsigned long long)r.trials,
+		r.wall_s, s->out, s->exp->name);
+	skv_app_result_free(&r);
+	return SKV_APP_EXIT_OK;
+}
+
+static int has_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv, const char *command)
+{
+	skv_app_error e;
+	if (argc < 1) {
+		fprintf(stderr, "skv: run needs an experiment name (see skv list)\n");
+		return SKV_APP_EXIT_USAGE;
+	}
+	if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+		run_help(stdout);
+		return SKV_APP_EXIT_OK;
+	}
+	skv_app_spec s;
+	int st = skv_app_spec_init(&s, argv[0], &e);
+	if (st != SKV_APP_EXIT_OK)
+		return report_error(&e, st);
+	if (has_help(argc - 1, argv + 1)) {
+		experiment_help(stdout, &s);
+		skv_app_spec_free(&s);
+		return SKV_APP_EXIT_OK;
+	}
+	st = skv_app_spec_args(&s, argc - 1, argv + 1, &e);
+	if (st == SKV_APP_EXIT_OK)
+		st = skv_app_spec_check(&s, &e);
+	if (st == SKV_APP_EXIT_OK)
+		st = skv_app_out_prepare(s.out, &e);
+	if (st != SKV_APP_EXIT_OK) {
+		skv_app_spec_free(&s);
+		return report_error(&e, st);
+	}
+	st = execute(&s, command);
+	skv_app_spec_free(&s);
+	return st;
+}
+
+/* Rewrites "skv: MSG" as "skv: FILE:LINE: MSG". */
+static void locate(skv_app_error *e, const char *file, size_t line)
+{
+	skv_app_error t;
+	const char *m = strncmp(e->msg, "skv: ", 5) == 0 ? e->msg + 5 : e->msg;
+	skv_app_errorf(&t, "skv: %s:%zu: %s", file, line, m);
+	*e = t;
+}
+
+/* Parses one suite line into a spec: "run EXPERIMENT [--flags]", then the
+ * suite's own flags over it. Returns 0 for a blank or comment line (no spec),
+ * 1 for a spec, or minus an exit status. */
+static int suite_line(skv_app_spec *s, char *line, int nextra, char **extra, skv_app_error *e)
+{
+	char *hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	size_t cap = 8, argc = 0;
+	char **argv = malloc(cap * sizeof *argv), *save = NULL;
+	if (!argv) {
+		skv_app_errorf(e, "skv: out of memory");
+		return -SKV_APP_EXIT_RUNTIME;
+	}
+	for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+		if (argc == cap) {
+			char **g = realloc(argv, 2 * cap * sizeof *argv);
+			if (!g) {
+				free(argv);
+				skv_app_errorf(e, "skv: out of memory");
+				return -SKV_APP_EXIT_RUNTIME;
+			}
+			argv = g;
+			cap *= 2;
+		}
+		argv[argc++] = t;
+	}
+	int rc = 0;
+	if (argc == 0) {
+		rc = 0;
+	} else if (strcmp(argv[0], "run") != 0 || argc < 2) {
+		skv_app_errorf(e, "skv: expected 'run EXPERIMENT [--flags]', got '%s'", argv[0]);
+		rc = -SKV_APP_EXIT_USAGE;
+	} else {
+		int st = skv_app_spec_init(s, argv[1], e);
+		if (st == SKV_APP_EXIT_OK) {
+			st = skv_app_spec_args(s, (int)argc - 2, argv + 2, e);
+			if (st == SKV_APP_EXIT_OK)
+				st = skv_app_spec_args(s, nextra, extra, e);
+			if (st == SKV_APP_EXIT_OK)
+				st = skv_app_spec_check(s, e);
+			if (st != SKV_APP_EXIT_OK)
+				skv_app_spec_free(s);
+		}
+		rc = st == SKV_APP_EXIT_OK ? 1 : -st;
+	}
+	free(argv);
+	return rc;
+}
+
+/* Every line is parsed and checked, and every output folder prepared,
+ * before the first experiment runs. */
+static int cmd_suite(int argc, char **argv, const char *command)
+{
+	skv_app_error e;
+	if (argc < 1 || strncmp(argv[0], "--", 2) == 0) {
+		fprintf(stderr, "skv: suite needs a file name (skv suite FILE [--flags])\n");
+		return SKV_APP_EXIT_USAGE;
+	}
+	const char *file = argv[0];
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		fprintf(stderr, "skv: cannot read suite file '%s': %s\n", file, strerror(errno));
+		return SKV_APP_EXIT_RUNTIME;
+	}
+	skv_app_spec *specs = NULL;
+	size_t nspecs = 0, lineno = 0, cap = 0, n = 0;
+	char *line = NULL;
+	int rc = SKV_APP_EXIT_OK;
+	while (rc == SKV_APP_EXIT_OK && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		skv_app_spec s;
+		int got = suite_line(&s, line, argc - 1, argv + 1, &e);
+		if (got < 0) {
+			locate(&e, file, lineno);
+			rc = report_error(&e, -got);
+		} else if (got > 0) {
+			skv_app_spec *g = realloc(specs, (nspecs + 1) * sizeof *specs);
+			if (!g) {
+				skv_app_spec_free(&s);
+				fprintf(stderr, "skv: out of memory\n");
+				rc = SKV_APP_EXIT_RUNTIME;
+			} else {
+				specs = g;
+				specs[nspecs++] = s;
+			}
+		}
+	}
+	if (rc == SKV_APP_EXIT_OK && ferror(f)) {
+		fprintf(stderr, "skv: cannot read suite file '%s': %s\n", file, strerror(errno));
+		rc = SKV_APP_EXIT_RUNTIME;
+	}
+	free(line);
+	fclose(f);
+	if (rc == SKV_APP_EXIT_OK && nspecs == 0) {
+		fprintf(stderr, "skv: %s: no 'run' lines\n", file);
+		rc = SKV_APP_EXIT_USAGE;
+	}
+	for (n = 0; rc == SKV_APP_EXIT_OK && n < nspecs; n++)
+		if (skv_app_out_prepare(specs[n].out, &e) != SKV_APP_EXIT_OK)
+			rc = report_error(&e, SKV_APP_EXIT_RUNTIME);
+	for (n = 0; rc == SKV_APP_EXIT_OK && n < nspecs; n++)
+		rc = execute(&specs[n], command);
+	for (n = 0; n < nspecs; n++)
+		skv_app_spec_free(&specs[n]);
+	free(specs);
+	return rc;
+}
+
+int skv_app_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return SKV_APP_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return SKV_APP_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("skv %s\n", skv_version());
+		return SKV_APP_EXIT_OK;
+	}
+	if (strcmp(cmd, "list") == 0) {
+		list(stdout);
+		return SKV_APP_EXIT_OK;
+	}
+	if (strcmp(cmd, "report") == 0)
+		return skv_app_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "recommend") == 0)
+		return skv_app_recommend(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "suite") != 0) {
+		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend; see skv --help)\n", cmd);
+		return SKV_APP_EXIT_USAGE;
+	}
+	char *command = join_args(argc, argv);
+	if (!command) {
+		fprintf(stderr, "skv: out of memory\n");
+		return SKV_APP_EXIT_RUNTIME;
+	}
+	int st = strcmp(cmd, "run") == 0 ? cmd_run(argc - 2, argv + 2, command) : cmd_suite(argc - 2, argv + 2, command);
+	free(command);
+	return st;
+}

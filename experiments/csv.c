@@ -1,0 +1,350 @@
+/* csv.c - a strict RFC 4180 CSV reader whose every error names the file and line. */
+#include "csv.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skv.h"
+
+/* A growable array of size_t. */
+typedef struct {
+	size_t *v, n, cap;
+} vec;
+
+static int vec_push(vec *a, size_t x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 64;
+		if (cap > SIZE_MAX / sizeof *a->v)
+			return SKV_ENOMEM;
+		size_t *v = realloc(a->v, cap * sizeof *v);
+		if (!v)
+			return SKV_ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return SKV_OK;
+}
+
+static void fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
+{
+	if (!err || errlen == 0)
+		return;
+	int k = snprintf(err, errlen, "%s:%zu: ", name, line);
+	if (k < 0 || (size_t)k >= errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+	va_end(ap);
+}
+
+/* The parser's state: input, output buffer and the records found so far. */
+typedef struct {
+	const char *s;
+	size_t len, pos, line;
+	char *out;   /* unquoted fields, each NUL-terminated */
+	size_t nout;
+	vec field;   /* offset in out of each field, record after record */
+	vec rec;     /* number of fields seen before each record, then the total */
+	vec recline; /* line where each record starts */
+} parser;
+
+/* Reads one field at p->pos into p->out. Returns SKV_OK and leaves p->pos on
+ * the separator (',', CR, LF) or at the end; SKV_EINVAL with a message. */
+static int field(parser *p, const char *name, char *err, size_t errlen)
+{
+	int rc = vec_push(&p->field, p->nout);
+	if (rc)
+		return rc;
+	if (p->pos < p->len && p->s[p->pos] == '"') {
+		size_t open = p->line;
+		p->pos++;
+		for (;;) {
+			if (p->pos >= p->len) {
+				fail(err, errlen, name, open, "unterminated quoted field");
+				return SKV_EINVAL;
+			}
+			char c = p->s[p->pos];
+			if (c == '"') {
+				if (p->pos + 1 < p->len && p->s[p->pos + 1] == '"') {
+					p->out[p->nout++] = '"';
+					p->pos += 2;
+					continue;
+				}
+				p->pos++;
+				break;
+			}
+			if (c == '\0') {
+				fail(err, errlen, name, p->line, "NUL byte");
+				return SKV_EINVAL;
+			}
+			if (c == '\n')
+				p->line++;
+			p->out[p->nout++] = c;
+			p->pos++;
+		}
+		if (p->pos < p->len && p->s[p->pos] != ',' && p->s[p->pos] != '\r' && p->s[p->pos] != '\n') {
+			fail(err, errlen, name, p->line, "character '%c' after a closing quote", p->s[p->pos]);
+			return SKV_EINVAL;
+		}
+	} else {
+		while (p->pos < p->len) {
+			char c = p->s[p->pos];
+			if (c == ',' || c == '\r' || c == '\n')
+				break;
+			if (c == '"') {
+				fail(err, errlen, name, p->line, "quote inside an unquoted field");
+				return SKV_EINVAL;
+			}
+			if (c == '\0') {
+				fail(err, errlen, name, p->line, "NUL byte");
+				return SKV_EINVAL;
+			}
+			p->out[p->nout++] = c;
+			p->pos++;
+		}
+	}
+	p->out[p->nout++] = '\0';
+	return SKV_OK;
+}
+
+/* Reads one record; consumes its terminator. */
+static int record(parser *p, const char *name, char *err, size_t errlen)
+{
+	int rc = vec_push(&p->rec, p->field.n);
+	if (!rc)
+		rc = vec_push(&p->recline, p->line);
+	while (!rc) {
+		rc = field(p, name, err, errlen);
+		if (rc)
+			break;
+		if (p->pos >= p->len)
+			break;
+		char c = p->s[p->pos];
+		if (c == ',') {
+			p->pos++;
+			continue;
+		}
+		if (c == '\r') {
+			if (p->pos + 1 >= p->len || p->s[p->pos + 1] != '\n') {
+				fail(err, errlen, name, p->line, "carriage return not followed by a line feed");
+				return SKV_EINVAL;
+			}
+			p->pos++;
+		}
+		p->pos++; /* the LF */
+		p->line++;
+		break;
+	}
+	return rc;
+}
+
+static void parser_free(parser *p)
+{
+	free(p->out);
+	free(p->field.v);
+	free(p->rec.v);
+	free(p->recline.v);
+}
+
+int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+	if (!name)
+		name = "(csv)";
+	if (!t || (!text && len)) {
+		fail(err, errlen, name, 0, "invalid argument");
+		return SKV_EINVAL;
+	}
+	/* Each input byte yields at most one output byte and each field one NUL;
+	 * there are at most len + 1 fields, so 2 len + 2 bytes always suffice. */
+	if (len > (SIZE_MAX - 2) / 2) {
+		fail(err, errlen, name, 0, "file too large");
+		return SKV_ENOMEM;
+	}
+	parser p = {.s = text, .len = len, .line = 1};
+	static const char bom[] = "\xEF\xBB\xBF";
+	if (len >= sizeof bom - 1 && memcmp(text, bom, sizeof bom - 1) == 0)
+		p.pos = sizeof bom - 1;
+	if (p.pos >= len) {
+		fail(err, errlen, name, 1, "empty file: no header row");
+		return SKV_EINVAL;
+	}
+	p.out = malloc(2 * len + 2);
+	if (!p.out) {
+		fail(err, errlen, name, 0, "out of memory");
+		return SKV_ENOMEM;
+	}
+	/* Records are checked as they come so the first error in the file is
+	 * the one reported. */
+	int rc = SKV_OK;
+	size_t ncols = 0;
+	while (!rc && p.pos < len) {
+		rc = record(&p, name, err, errlen);
+		if (rc)
+			break;
+		size_t r = p.rec.n - 1, n = p.field.n - p.rec.v[r];
+		if (r == 0) {
+			ncols = n;
+		} else if (n != ncols) {
+			fail(err, errlen, name, p.recline.v[r], "%zu fields, the header has %zu", n, ncols);
+			rc = SKV_EINVAL;
+		}
+	}
+	if (!rc)
+		rc = vec_push(&p.rec, p.field.n);
+	if (rc) {
+		if (rc == SKV_ENOMEM)
+			fail(err, errlen, name, p.line, "out of memory");
+		parser_free(&p);
+		return rc;
+	}
+	size_t nrec = p.rec.n - 1;
+	for (size_t c = 0; c < ncols; c++) {
+		const char *h = p.out + p.field.v[c];
+		if (!*h) {
+			fail(err, errlen, name, 1, "column %zu has an empty name", c + 1);
+			parser_free(&p);
+			return SKV_EINVAL;
+		}
+		for (size_t c2 = 0; c2 < c; c2++)
+			if (strcmp(h, p.out + p.field.v[c2]) == 0) {
+				fail(err, errlen, name, 1, "column '%s' appears twice", h);
+				parser_free(&p);
+				return SKV_EINVAL;
+			}
+	}
+	char **field = malloc(p.field.n * sizeof *field);
+	char *nm = strdup(name);
+	if (!field || !nm) {
+		free(field);
+		free(nm);
+		parser_free(&p);
+		fail(err, errlen, name, 0, "out of memory");
+		return SKV_ENOMEM;
+	}
+	for (size_t i = 0; i < p.field.n; i++)
+		field[i] = p.out + p.field.v[i];
+	t->ncols = ncols;
+	t->nrows = nrec - 1;
+	t->field = field;
+	t->line = p.recline.v;
+	t->name = nm;
+	t->text = p.out;
+	free(p.field.v);
+	free(p.rec.v);
+	return SKV_OK;
+}
+
+int skv_csv_read(skv_csv *t, const char *path, char *err, size_t errlen)
+{
+	if (!t || !path) {
+		fail(err, errlen, path ? path : "(null)", 0, "invalid argument");
+		return SKV_EINVAL;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return SKV_EIO;
+	}
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int rc = SKV_OK;
+	for (;;) {
+		if (cap - n < 65536) {
+			if (cap > SIZE_MAX / 2 - 65536) {
+				rc = SKV_ENOMEM;
+				break;
+			}
+			size_t ncap = 2 * cap + 65536;
+			char *b = realloc(buf, ncap);
+			if (!b) {
+				rc = SKV_ENOMEM;
+				break;
+			}
+			buf = b;
+			cap = ncap;
+		}
+		size_t k = fread(buf + n, 1, cap - n, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	if (!rc && ferror(f))
+		rc = SKV_EIO;
+	fclose(f);
+	if (rc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, rc == SKV_EIO ? "read error" : "out of memory");
+		free(buf);
+		return rc;
+	}
+	rc = skv_csv_parse(t, buf, n, path, err, errlen);
+	free(buf);
+	return rc;
+}
+
+void skv_csv_free(skv_csv *t)
+{
+	if (!t)
+		return;
+	free(t->field);
+	free(t->line);
+	free(t->name);
+	free(t->text);
+	memset(t, 0, sizeof *t);
+}
+
+const char *skv_csv_get(const skv_csv *t, size_t row, size_t col)
+{
+	if (!t || row >= t->nrows || col >= t->ncols)
+		return NULL;
+	return t->field[(row + 1) * t->ncols + col];
+}
+
+const char *skv_csv_colname(const skv_csv *t, size_t col)
+{
+	if (!t || col >= t->ncols)
+		return NULL;
+	return t->field[col];
+}
+
+int skv_csv_find(const skv_csv *t, const char *name, size_t *col)
+{
+	if (!t || !name || !col)
+		return SKV_EINVAL;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->field[c], name) == 0) {
+			*col = c;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
+}
+
+size_t skv_csv_line(const skv_csv *t, size_t row)
+{
+	if (!t || row >= t->nrows)
+		return 0;
+	return t->line[row + 1];
+}
+
+int skv_csv_number(double *x, const char *s)
+{
+	if (!x || !s || !*s || *s == ' ' || *s == '\t')
+		return SKV_EINVAL;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || *end)
+		return SKV_EINVAL;
+	/* ERANGE only flags a subnormal or overflowing literal; the value strtod
+	 * returns is still the correctly rounded one, so it is kept. */
+	*x = v;
+	return SKV_OK;
+}

@@ -1,0 +1,52 @@
+/* csv.h - a strict RFC 4180 CSV reader whose every error names the file and line. */
+#ifndef SKV_CSV_H
+#define SKV_CSV_H
+
+#include <stddef.h>
+
+/* A parsed CSV file: a header record and nrows data records of ncols fields
+ * each. Fields are unquoted, NUL-terminated strings owned by the table. */
+typedef struct {
+	size_t ncols;
+	size_t nrows;   /* data records, header excluded */
+	char **field;   /* [(nrows + 1) * ncols]; record 0 is the header */
+	size_t *line;   /* [nrows + 1] physical line (1-based) where each record starts */
+	char *name;     /* the file name used in messages */
+	char *text;     /* storage of every field */
+} skv_csv;
+
+/* Parses text[0..len) as RFC 4180 CSV: records end in CRLF or LF (the last
+ * may have no terminator), fields are separated by commas, a field may be
+ * quoted with '"' and then hold commas, line breaks and '""' for a quote.
+ * Strict: a quote inside an unquoted field, anything but a separator after a
+ * closing quote, an unterminated quote, a bare CR, a NUL byte, a record
+ * whose field count differs from the header's, an empty header field or a
+ * duplicated header name is an error. A leading UTF-8 byte order mark is
+ * skipped. `name` is only used in messages.
+ * On error returns SKV_EINVAL (SKV_ENOMEM), writes "name:line: what" into
+ * err[0..errlen) (when err is not NULL) and leaves *t untouched. */
+int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, char *err, size_t errlen);
+
+/* Reads and parses the file at path; SKV_EIO (with "path: reason") when it
+ * cannot be read. */
+int skv_csv_read(skv_csv *t, const char *path, char *err, size_t errlen);
+
+void skv_csv_free(skv_csv *t);
+
+/* Field `col` of data record `row` (0-based, header excluded); NULL when out
+ * of range. */
+const char *skv_csv_get(const skv_csv *t, size_t row, size_t col);
+/* Name of column col; NULL when out of range. */
+const char *skv_csv_colname(const skv_csv *t, size_t col);
+/* Index of the column named `name` in *col: SKV_OK, or SKV_EINVAL when
+ * there is no such column (*col untouched). */
+int skv_csv_find(const skv_csv *t, const char *name, size_t *col);
+/* Line where data record `row` starts (0 when out of range). */
+size_t skv_csv_line(const skv_csv *t, size_t row);
+
+/* Parses a whole field as a number as printf("%.17g") writes it, including
+ * inf, -inf and nan: SKV_OK, or SKV_EINVAL for an empty field, leading
+ * blanks or trailing characters (*x untouched). */
+int skv_csv_number(double *x, const char *s);
+
+#endif

@@ -1,0 +1,26 @@
+/* gnuplot.h - finding gnuplot and skv's chart scripts, and drawing one chart with them. */
+#ifndef SKV_GNUPLOT_H
+#define SKV_GNUPLOT_H
+
+#include <stddef.h>
+
+/* The command that installs gnuplot, for the message when it is missing. */
+#define SKV_GNUPLOT_INSTALL "apt-get install gnuplot-nox (or: sh scripts/deps.sh)"
+
+/* Finds the gnuplot executable on PATH: its path in buf, SKV_OK; SKV_EIO
+ * when there is none (buf untouched). */
+int skv_gnuplot_find(char *buf, size_t n);
+
+/* Finds the folder of skv's chart scripts (the one holding common.gp):
+ * $SKV_SCRIPTS if set, else scripts/ one or two levels above the running
+ * executable (build/skv, build/tests/test_x), else ./scripts. Its path,
+ * ending in '/', in buf; SKV_EIO when none holds common.gp. */
+int skv_gnuplot_scripts(char *buf, size_t n);
+
+/* Runs `gnuplot -c SCRIPT CSV OUT TERM` and waits for it; gnuplot's own
+ * messages go to stderr. SKV_OK when it exits with status 0 and OUT is not
+ * empty, else SKV_EIO with a one-line reason in err. */
+int skv_gnuplot_run(const char *gnuplot, const char *script, const char *csv, const char *out, const char *term,
+		    char *err, size_t errlen);
+
+#endif

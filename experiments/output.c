@@ -1,0 +1,375 @@
+/* output.c - the files of a run: EXPERIMENT.csv (one row per point and trial), .md (aggregated table), .meta. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <omp.h>
+#include <time.h>
+#include <unistd.h>
+#include "app.h"
+
+/* The metrics, in CSV column order. */
+typedef struct {
+	const char *name;
+	double (*get)(const skv_app_row *r);
+} metric;
+
+static double m_abs(const skv_app_row *r) { return r->err.max_abs; }
+static double m_rel(const skv_app_row *r) { return r->err.max_rel; }
+static double m_norm(const skv_app_row *r) { return r->err.norm_rel; }
+static double m_ulp(const skv_app_row *r) { return r->err.ulp; }
+static double m_lse(const skv_app_row *r) { return r->lse_err; }
+
+static const metric metrics[] = {
+	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp}, {"lse_err", m_lse},
+};
+enum { NMETRICS = sizeof metrics / sizeof metrics[0] };
+
+/* RFC 4180: a field with a comma, quote or line break is quoted, quotes
+ * doubled. Lines end in LF, which every CSV reader accepts. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int skv_app_write_csv(FILE *f, const skv_app_spec *s, const skv_app_result *r)
+{
+	char buf[64];
+	fputs("experiment", f);
+	for (int i = 0; i < SKV_APP_NPARAMS; i++)
+		if (skv_app_params[i].column) {
+			fputc(',', f);
+			csv_field(f, skv_app_params[i].column);
+		}
+	fputs(",trial", f);
+	for (size_t m = 0; m < NMETRICS; m++)
+		fprintf(f, ",%s", metrics[m].name);
+	fputs(",out_state,lse_state\n", f);
+	skv_app_value v[SKV_APP_NPARAMS];
+	for (size_t k = 0; k < r->nrows; k++) {
+		const skv_app_row *row = &r->rows[k];
+		skv_app_spec_values(s, row->point, v);
+		csv_field(f, s->exp->name);
+		for (int i = 0; i < SKV_APP_NPARAMS; i++) {
+			if (!skv_app_params[i].column)
+				continue;
+			fputc(',', f);
+			/* A parameter that does not apply to the experiment gets an
+			 * empty cell: no value of it was used. */
+			if (skv_app_spec_applies(s, i)) {
+				skv_app_value_format(buf, sizeof buf, i, v[i]);
+				csv_field(f, buf);
+			}
+		}
+		fprintf(f, ",%llu", (unsigned long long)row->trial);
+		for (size_t m = 0; m < NMETRICS; m++) {
+			skv_app_format_double(buf, sizeof buf, metrics[m].get(row));
+			fprintf(f, ",%s", buf);
+		}
+		fprintf(f, ",%s,%s\n", skv_app_out_state_name(row->out_state), skv_app_lse_state_name(row->lse_state));
+	}
+	return ferror(f) ? SKV_EIO : SKV_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median and max of n values; both NaN if any value is NaN, so a NaN trial
+ * is never hidden by the aggregate. */
+static void med_max(double *med, double *max, double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isnan(x[i])) {
+			*med = *max = NAN;
+			return;
+		}
+	qsort(x, n, sizeof *x, cmp_double);
+	*med = n % 2 ? x[n / 2] : 0.5 * x[n / 2 - 1] + 0.5 * x[n / 2];
+	*max = x[n - 1];
+}
+
+static void md_number(FILE *f, double x)
+{
+	if (isnan(x))
+		fputs(" nan |", f);
+	else if (isinf(x))
+		fputs(x < 0 ? " -inf |" : " inf |", f);
+	else
+		fprintf(f, " %.3g |", x);
+}
+
+int skv_app_write_md(FILE *f, const skv_app_spec *s, const skv_app_result *r)
+{
+	char buf[64];
+	int vary[SKV_APP_NPARAMS];
+	const size_t T = (size_t)r->trials;
+	/* A column varies when the values that ran differ between points: a
+	 * swept preset moves the fields it fixes even though their lists hold
+	 * one value. */
+	skv_app_value v0[SKV_APP_NPARAMS], vp[SKV_APP_NPARAMS];
+	skv_app_spec_values(s, 0, v0);
+	for (int i = 0; i < SKV_APP_NPARAMS; i++)
+		vary[i] = 0;
+	for (size_t p = 1; p < r->npoints; p++) {
+		skv_app_spec_values(s, p, vp);
+		for (int i = 0; i < SKV_APP_NPARAMS; i++)
+			vary[i] |= vp[i].u != v0[i].u || memcmp(&vp[i].r, &v0[i].r, sizeof vp[i].r) != 0;
+	}
+	for (int i = 0; i < SKV_APP_NPARAMS; i++)
+		vary[i] = vary[i] && skv_app_params[i].column && skv_app_spec_applies(s, i);
+	fprintf(f, "# %s\n\n%s.\n\n", s->exp->name, s->exp->summary);
+	fputs("Fixed:", f);
+	int first = 1;
+	for (int i = 0; i < SKV_APP_NPARAMS; i++) {
+		if (!skv_app_params[i].column || !skv_app_spec_applies(s, i) || vary[i])
+			continue;
+		skv_app_value_format(buf, sizeof buf, i, v0[i]);
+		fprintf(f, "%s %s=%s", first ? "" : ",", skv_app_params[i].column, buf);
+		first = 0;
+	}
+	fprintf(f, ".\n\nMedian and max over the %zu trials of each point (nan if any trial gave nan).\n\n|", T);
+	for (int i = 0; i < SKV_APP_NPARAMS; i++)
+		if (vary[i])
+			fprintf(f, " %s |", skv_app_params[i].column);
+	for (size_t m = 0; m < NMETRICS; m++)
+		fprintf(f, " %s median | %s max |", metrics[m].name, metrics[m].name);
+	fputs(" out_state | lse_state |\n|", f);
+	for (int i = 0; i < SKV_APP_NPARAMS; i++)
+		if (vary[i])
+			fputs(skv_app_params[i].type == SKV_APP_ENUM ? "---|" : "---:|", f);
+	for (size_t m = 0; m < 2 * NMETRICS; m++)
+		fputs("---:|", f);
+	fputs("---|---|\n", f);
+	double *x = malloc(T * sizeof *x);
+	if (!x)
+		return SKV_ENOMEM;
+	skv_app_value v[SKV_APP_NPARAMS];
+	for (size_t p = 0; p < r->npoints; p++) {
+		skv_app_spec_values(s, p, v);
+		fputc('|', f);
+		for (int i = 0; i < SKV_APP_NPARAMS; i++)
+			if (vary[i]) {
+				skv_app_value_format(buf, sizeof buf, i, v[i]);
+				fprintf(f, " %s |", buf);
+			}
+		for (size_t m = 0; m < NMETRICS; m++) {
+			double med, max;
+			for (size_t t = 0; t < T; t++)
+				x[t] = metrics[m].get(&r->rows[p * T + t]);
+			med_max(&med, &max, x, T);
+			md_number(f, med);
+			md_number(f, max);
+		}
+		/* what came back: the trials' common state, or "mixed" */
+		int os = r->rows[p * T].out_state, ls = r->rows[p * T].lse_state;
+		for (size_t t = 1; t < T; t++) {
+			os = r->rows[p * T + t].out_state == os ? os : -1;
+			ls = r->rows[p * T + t].lse_state == ls ? ls : -1;
+		}
+		fprintf(f, " %s | %s |\n", os < 0 ? "mixed" : skv_app_out_state_name(os),
+			ls < 0 ? "mixed" : skv_app_lse_state_name(ls));
+	}
+	free(x);
+	return ferror(f) ? SKV_EIO : SKV_OK;
+}
+
+/* The commit of the source tree the program runs from: `git rev-parse HEAD`
+ * in the folder of the executable (Linux /proc/self/exe), else the current
+ * folder; "unknown" when git or a commit is missing. Metadata only. */
+static void git_commit(char *buf, size_t n)
+{
+	char exe[4096], cmd[8192];
+	snprintf(buf, n, "unknown");
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	size_t c = 0;
+	if (len > 0) {
+		exe[len] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		/* Quote the folder for the shell: ' becomes '\''. */
+		c = (size_t)snprintf(cmd, sizeof cmd, "git -C '");
+		for (const char *p = exe; *p && c + 8 < sizeof cmd; p++) {
+			if (*p == '\'') {
+				memcpy(cmd + c, "'\\''", 4);
+				c += 4;
+			} else {
+				cmd[c++] = *p;
+			}
+		}
+		snprintf(cmd + c, sizeof cmd - c, "' rev-parse HEAD 2>/dev/null");
+	} else {
+		snprintf(cmd, sizeof cmd, "git rev-parse HEAD 2>/dev/null");
+	}
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return;
+	char line[128];
+	if (fgets(line, sizeof line, p)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (strlen(line) >= 7 && strspn(line, "0123456789abcdef") == strlen(line))
+			snprintf(buf, n, "%s", line);
+	}
+	pclose(p);
+}
+
+int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command)
+{
+	char commit[128], date[64], *flags = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+	git_commit(commit, sizeof commit);
+	if (gmtime_r(&now, &tm))
+		strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		snprintf(date, sizeof date, "unknown");
+	if (skv_app_spec_flags(&flags, s) != SKV_OK)
+		return SKV_ENOMEM;
+	fprintf(f, "experiment: %s\n", s->exp->name);
+	fprintf(f, "command: %s\n", command ? command : "(library call)");
+	fprintf(f, "reproduce: skv run %s %s\n", s->exp->name, flags);
+	fprintf(f, "seed: %llu\n", (unsigned long long)s->list[SKV_APP_P_SEED].v[0].u);
+	fprintf(f, "seed_derivation: trial t draws its problem from skv_seed_mix(seed, t)\n");
+	fprintf(f, "points: %zu\ntrials: %llu\nrows: %zu\n", r->npoints, (unsigned long long)r->trials, r->nrows);
+	fprintf(f, "threads: %d\n", r->threads);
+	fprintf(f, "instances: %zu\ntruth_calls: %zu\nkernel_runs: %zu\n", r->n_instances, r->n_truth_calls,
+		r->n_kernel_runs);
+	fprintf(f, "skv_version: %s\n", skv_version());
+	fprintf(f, "git_commit: %s\n", commit);
+#if defined(__clang__)
+	fprintf(f, "compiler: clang %s\n", __VERSION__);
+#elif defined(__GNUC__)
+	fprintf(f, "compiler: gcc %s\n", __VERSION__);
+#else
+	fprintf(f, "compiler: %s\n", __VERSION__);
+#endif
+	fprintf(f, "mpfr_version: %s\n", mpfr_get_version());
+	struct utsname u;
+	if (uname(&u) == 0) /* metadata: where the run happened, never a seed */
+		fprintf(f, "machine: %s %s %s, %d cores\n", u.sysname, u.release, u.machine, omp_get_num_procs());
+	fprintf(f, "date_utc: %s\n", date);
+	fprintf(f, "wall_time_s: %.3f\n", r->wall_s);
+	free(flags);
+	return ferror(f) ? SKV_EIO : SKV_OK;
+}
+
+int skv_app_out_prepare(const char *dir, skv_app_error *e)
+{
+	size_t n = strlen(dir);
+	char *path = malloc(n + 64);
+	if (!path) {
+		skv_app_errorf(e, "skv: out of memory");
+		return SKV_APP_EXIT_RUNTIME;
+	}
+	memcpy(path, dir, n + 1);
+	/* mkdir -p: each prefix ending before a '/', then the whole path. */
+	int err = 0;
+	for (size_t i = 1; i <= n && !err; i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		char c = path[i];
+		path[i] = '\0';
+		struct stat st;
+		if (mkdir(path, 0777) != 0 && errno != EEXIST)
+			err = errno;
+		else if (stat(path, &st) != 0)
+			err = errno;
+		else if (!S_ISDIR(st.st_mode))
+			err = ENOTDIR;
+		path[i] = c;
+	}
+	if (!err) {
+		/* A real file is the only reliable test (access() ignores read-only
+		 * mounts for root, and ACLs). */
+		snprintf(path + n, 64, "/.skv-probe-%ld.tmp", (long)getpid());
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd < 0)
+			err = errno;
+		else {
+			close(fd);
+			unlink(path);
+		}
+	}
+	free(path);
+	if (err) {
+		skv_app_errorf(e, "skv: cannot write to --out '%s': %s", dir, strerror(err));
+		return SKV_APP_EXIT_RUNTIME;
+	}
+	return SKV_APP_EXIT_OK;
+}
+
+typedef int (*writer)(FILE *, const skv_app_spec *, const skv_app_result *, const char *);
+static int w_csv(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *c)
+{
+	(void)c;
+	return skv_app_write_csv(f, s, r);
+}
+static int w_md(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *c)
+{
+	(void)c;
+	return skv_app_write_md(f, s, r);
+}
+
+int skv_app_write_outputs(const skv_app_spec *s, const skv_app_result *r, const char *command, skv_app_error *e)
+{
+	static const char *const ext[] = {"csv", "md", "meta"};
+	const writer w[] = {w_csv, w_md, skv_app_write_meta};
+	enum { NFILES = sizeof ext / sizeof ext[0] };
+	char *tmp[NFILES] = {NULL}, *fin[NFILES] = {NULL};
+	size_t len = strlen(s->out) + strlen(s->exp->name) + 16;
+	int rc = SKV_APP_EXIT_OK;
+	for (size_t i = 0; i < NFILES && rc == SKV_APP_EXIT_OK; i++) {
+		tmp[i] = malloc(len);
+		fin[i] = malloc(len);
+		if (!tmp[i] || !fin[i]) {
+			skv_app_errorf(e, "skv: out of memory");
+			rc = SKV_APP_EXIT_RUNTIME;
+			break;
+		}
+		snprintf(tmp[i], len, "%s/.%s.%s.tmp", s->out, s->exp->name, ext[i]);
+		snprintf(fin[i], len, "%s/%s.%s", s->out, s->exp->name, ext[i]);
+		FILE *f = fopen(tmp[i], "w");
+		int st = f ? w[i](f, s, r, command) : SKV_EIO;
+		int saved = errno;
+		if (f && fclose(f) != 0 && st == SKV_OK) {
+			st = SKV_EIO;
+			saved = errno;
+		}
+		if (st != SKV_OK) {
+			skv_app_errorf(e, "skv: cannot write '%s': %s", tmp[i],
+				 st == SKV_ENOMEM ? "out of memory" : strerror(saved));
+			rc = SKV_APP_EXIT_RUNTIME;
+		}
+	}
+	/* Every file is complete before any is renamed into place. */
+	for (size_t i = 0; i < NFILES && rc == SKV_APP_EXIT_OK; i++)
+		if (rename(tmp[i], fin[i]) != 0) {
+			skv_app_errorf(e, "skv: cannot rename '%s' to '%s': %s", tmp[i], fin[i],
+				 strerror(errno));
+			rc = SKV_APP_EXIT_RUNTIME;
+		}
+	for (size_t i = 0; i < NFILES; i++) {
+		if (rc != SKV_APP_EXIT_OK && tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+		free(fin[i]);
+	}
+	return rc;
+}

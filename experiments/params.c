@@ -1,0 +1,301 @@
+/* params.c - the parameter table of the skv program and the parsing and printing of parameter values. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app.h"
+
+/* Adapters from the library's typed parse and name functions to the table's
+ * unsigned ones, so the library stays the one source of truth for names. */
+#define SKV_APP_ENUM_ADAPTERS(tag, type, parsefn, namefn)                                         \
+	static int tag##_parse(unsigned *v, const char *s)                                        \
+	{                                                                                         \
+		type x;                                                                           \
+		int st = parsefn(&x, s);                                                          \
+		if (st == SKV_OK)                                                                 \
+			*v = (unsigned)x;                                                         \
+		return st;                                                                        \
+	}                                                                                         \
+	static const char *tag##_name(unsigned v) { return namefn((type)v); }
+
+SKV_APP_ENUM_ADAPTERS(format, skv_format, skv_format_parse, skv_format_name)
+SKV_APP_ENUM_ADAPTERS(dist, skv_dist, skv_dist_parse, skv_dist_name)
+SKV_APP_ENUM_ADAPTERS(merge, skv_merge, skv_merge_parse, skv_merge_name)
+SKV_APP_ENUM_ADAPTERS(order, skv_order, skv_order_parse, skv_order_name)
+SKV_APP_ENUM_ADAPTERS(empty, skv_empty, skv_empty_parse, skv_empty_name)
+
+/* The program's own enumerations: one table of names each. */
+static const char *const base_names[] = {"e", "2"};
+static const char *const layout_names[SKV_APP_NLAYOUTS] = {"even",  "random",     "skewed",
+							   "holes", "last-empty", "all-empty"};
+
+/* Presets come from the library: value 0 is "none", value i + 1 preset i. */
+static const char *preset_name(unsigned v)
+{
+	const skv_preset *p = v ? skv_preset_at(v - 1) : NULL;
+	return v == 0 ? "none" : p ? p->name : NULL;
+}
+
+static int preset_parse(unsigned *v, const char *s)
+{
+	if (strcmp(s, "none") == 0) {
+		*v = 0;
+		return SKV_OK;
+	}
+	for (size_t i = 0; i < skv_preset_count(); i++)
+		if (strcmp(s, skv_preset_at(i)->name) == 0) {
+			*v = (unsigned)i + 1;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
+}
+
+static int table_parse(unsigned *v, const char *s, const char *const *tab, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(s, tab[i]) == 0) {
+			*v = i;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
+}
+
+#define SKV_APP_TABLE_ENUM(tag, tab)                                                              \
+	static int tag##_parse(unsigned *v, const char *s)                                        \
+	{                                                                                         \
+		return table_parse(v, s, tab, sizeof tab / sizeof tab[0]);                        \
+	}                                                                                         \
+	static const char *tag##_name(unsigned v) { return v < sizeof tab / sizeof tab[0] ? tab[v] : NULL; }
+
+SKV_APP_TABLE_ENUM(base, base_names)
+SKV_APP_TABLE_ENUM(layout, layout_names)
+
+static const skv_app_enum en_format = {"format", SKV_NFORMATS, format_name, format_parse};
+static const skv_app_enum en_dist = {"distribution", SKV_NDISTS, dist_name, dist_parse};
+static const skv_app_enum en_merge = {"merge", SKV_NMERGES, merge_name, merge_parse};
+static const skv_app_enum en_order = {"order", SKV_NORDERS, order_name, order_parse};
+static const skv_app_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, empty_parse};
+static const skv_app_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
+static const skv_app_enum en_base = {"LSE base", sizeof base_names / sizeof base_names[0], base_name, base_parse};
+static const skv_app_enum en_layout = {"layout", SKV_APP_NLAYOUTS, layout_name, layout_parse};
+
+#define INT(lo, hi) SKV_APP_INT, NULL, (lo), (hi), 0, 0, 0
+#define REAL(lo, hi, open) SKV_APP_REAL, NULL, 0, 0, (lo), (hi), (open)
+#define ENUM(en) SKV_APP_ENUM, &(en), 0, 0, 0, 0, 0
+#define SPLIT SKV_APP_KIND_SPLIT
+#define ONLINE SKV_APP_KIND_ONLINE
+#define ALL SKV_APP_KIND_ALL
+
+/* The one parameter table: flag, column, type and range, kinds, single,
+ * default, help. The ranges keep every size within what the engine can
+ * allocate and index; lse-offset stays where fp64 still resolves a score
+ * (1e9 has spacing 1.2e-7). */
+const skv_app_param skv_app_params[SKV_APP_NPARAMS] = {
+	[SKV_APP_P_PRESET] = {"preset", "preset", ENUM(en_preset), ALL, 0, "none",
+			      "production-kernel profile (skv list shows each): sets every stage format, the LSE "
+			      "base, merge, order, empty-split mode; explicit flags override single fields"},
+	[SKV_APP_P_CTX] = {"ctx", "ctx", INT(1, 1u << 24), ALL, 0, "4096", "keys in the context"},
+	[SKV_APP_P_HEAD_DIM] = {"head-dim", "head_dim", INT(1, 4096), ALL, 0, "128", "head dimension d"},
+	[SKV_APP_P_DIST] = {"dist", "dist", ENUM(en_dist), ALL, 0, "gaussian",
+			    "score distribution (sink: key 0 carries about 87% of the mass)"},
+	[SKV_APP_P_SCORE_SCALE] = {"score-scale", "score_scale", REAL(0, 1e6, 1), ALL, 0, "0.5",
+				   "standard deviation of q (K and V are N(0, 1))"},
+	[SKV_APP_P_INPUT] = {"input", "input", ENUM(en_format), ALL, 0, "fp32",
+			     "format of q, K, V (the truth sees the same rounded values)"},
+	[SKV_APP_P_LSE_OFFSET] = {"lse-offset", "lse_offset", REAL(-1e9, 1e9, 0), ALL, 0, "0",
+				  "constant added to every scaled score (natural-log units): moves the "
+				  "LSEs, not the exact output"},
+	[SKV_APP_P_SPLITS] = {"splits", "splits", INT(1, 1u << 20), SPLIT, 0, "1",
+			      "number of KV splits (at most ctx)"},
+	[SKV_APP_P_LAYOUT] = {"layout", "layout", ENUM(en_layout), SPLIT, 0, "even",
+			      "split boundaries: even; random (cuts on the even grid, some splits "
+			      "empty); skewed (sizes halve: n/2, n/4, ...); holes (every odd split empty); "
+			      "last-empty (S-1 even splits, the last empty); all-empty (every key masked: "
+			      "all splits empty, the exact output is 0 with LSE -inf)"},
+	[SKV_APP_P_BLOCK_SIZE] = {"block-size", "block_size", INT(0, 1u << 24), ALL, 0, "128",
+				  "keys per online-softmax block (0: one block per split or row)"},
+	[SKV_APP_P_CAUSAL] = {"causal", "causal", INT(0, 1), ONLINE, 0, "0",
+			      "1: ctx query rows under the causal mask; 0: one decode row"},
+	[SKV_APP_P_COMPUTE] = {"compute", "compute", ENUM(en_format), ALL, 0, "fp32",
+			       "arithmetic inside a split: scores, max, exp, sums, P.V"},
+	[SKV_APP_P_P] = {"p", "p", ENUM(en_format), ALL, 0, "fp32",
+			 "format of the probabilities fed to P.V"},
+	[SKV_APP_P_LSE_BASE] = {"lse-base", "lse_base", ENUM(en_base), ALL, 0, "e",
+				"LSE base (2: scores pre-scaled by log2 e in compute)"},
+	[SKV_APP_P_PARTIAL] = {"partial", "partial", ENUM(en_format), SPLIT, 0, "fp32",
+			       "storage of each split's normalized output"},
+	[SKV_APP_P_LSE] = {"lse", "lse", ENUM(en_format), SPLIT, 0, "fp32", "storage of each split's LSE"},
+	[SKV_APP_P_COMBINE] = {"combine", "combine", ENUM(en_format), SPLIT, 0, "fp32",
+			       "arithmetic of the merge"},
+	[SKV_APP_P_OUTPUT] = {"output", "output", ENUM(en_format), ALL, 0, "fp32",
+			      "format of the result (and unit of ulp_err)"},
+	[SKV_APP_P_MERGE] = {"merge", "merge", ENUM(en_merge), SPLIT, 0, "onepass",
+			     "merge rule (mean and sum are wrong on purpose)"},
+	[SKV_APP_P_ORDER] = {"order", "order", ENUM(en_order), SPLIT, 0, "seq",
+			     "reduction order of the merge (random: a new permutation per trial)"},
+	[SKV_APP_P_EMPTY] = {"empty", "empty", ENUM(en_empty), SPLIT, 0, "guard",
+			     "what the merge does with empty splits"},
+	[SKV_APP_P_MERGE_THREADS] = {"merge-threads", "merge_threads", INT(1, 1024), SPLIT, 0, "1",
+				     "threads of the strided order"},
+	[SKV_APP_P_ROUND_STATES] = {"round-states", "round_states", INT(0, 1), SPLIT, 0, "0",
+				    "1: per-thread merge states rounded to the input format (FlashInfer's "
+				    "shared-memory stage)"},
+	[SKV_APP_P_TRIALS] = {"trials", "trials", INT(1, 1000000), ALL, 1, "5",
+			      "random instances per point"},
+	[SKV_APP_P_SEED] = {"seed", "seed", INT(0, UINT64_MAX), ALL, 0, "1",
+			    "base seed; trial t draws its problem from skv_seed_mix(seed, t)"},
+	[SKV_APP_P_THREADS] = {"threads", NULL, INT(0, 4096), ALL, 1, "0",
+			       "OpenMP threads (0: the OpenMP default); never changes the results"},
+};
+
+int skv_app_param_find(const char *flag)
+{
+	for (int i = 0; i < SKV_APP_NPARAMS; i++)
+		if (strcmp(skv_app_params[i].flag, flag) == 0)
+			return i;
+	return -1;
+}
+
+void skv_app_param_allowed(char *buf, size_t n, int id)
+{
+	const skv_app_param *p = &skv_app_params[id];
+	size_t len = 0;
+	buf[0] = '\0';
+	switch (p->type) {
+	case SKV_APP_ENUM:
+		for (unsigned v = 0; v < p->en->count; v++) {
+			int w = snprintf(buf + len, n - len, "%s%s", v ? ", " : "", p->en->name(v));
+			if (w < 0 || (size_t)w >= n - len)
+				return;
+			len += (size_t)w;
+		}
+		break;
+	case SKV_APP_INT:
+		snprintf(buf, n, "an integer in [%" PRIu64 ", %" PRIu64 "]", p->imin, p->imax);
+		break;
+	case SKV_APP_REAL: {
+		char lo[32], hi[32];
+		skv_app_format_double(lo, sizeof lo, p->rmin);
+		skv_app_format_double(hi, sizeof hi, p->rmax);
+		snprintf(buf, n, "a number in %s%s, %s]", p->rmin_open ? "(" : "[", lo, hi);
+		break;
+	}
+	}
+}
+
+/* A number token is ASCII digits (and for reals a sign, point and exponent):
+ * strtoull alone would accept leading blanks and wrap "-1" to 2^64 - 1. */
+static int int_token(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+int skv_app_value_parse(skv_app_value *v, int id, const char *s, skv_app_error *e)
+{
+	const skv_app_param *p = &skv_app_params[id];
+	char allowed[256];
+	skv_app_value x = {0, 0.0};
+	skv_app_param_allowed(allowed, sizeof allowed, id);
+	switch (p->type) {
+	case SKV_APP_ENUM: {
+		unsigned u;
+		if (p->en->parse(&u, s) != SKV_OK) {
+			skv_app_errorf(e, "skv: unknown %s '%s' for --%s (expected %s)", p->en->what,
+				 s, p->flag, allowed);
+			return SKV_APP_EXIT_USAGE;
+		}
+		x.u = u;
+		break;
+	}
+	case SKV_APP_INT: {
+		char *end;
+		errno = 0;
+		unsigned long long u = int_token(s) ? strtoull(s, &end, 10) : 0;
+		if (!int_token(s) || *end) {
+			skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s,
+				 p->flag, allowed);
+			return SKV_APP_EXIT_USAGE;
+		}
+		if (errno == ERANGE || u < p->imin || u > p->imax) {
+			skv_app_errorf(e, "skv: --%s=%s is out of range (expected %s)", p->flag, s,
+				 allowed);
+			return SKV_APP_EXIT_USAGE;
+		}
+		x.u = (uint64_t)u;
+		break;
+	}
+	case SKV_APP_REAL: {
+		char *end;
+		/* strtod also reads "inf", "nan" and hex floats; only finite values
+		 * in range pass the checks below. Leading blanks are refused. */
+		if (!*s || *s == ' ' || *s == '\t' || *s == '\n') {
+			skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s,
+				 p->flag, allowed);
+			return SKV_APP_EXIT_USAGE;
+		}
+		errno = 0;
+		double r = strtod(s, &end);
+		if (*end) {
+			skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s,
+				 p->flag, allowed);
+			return SKV_APP_EXIT_USAGE;
+		}
+		if (errno == ERANGE || !isfinite(r) || r < p->rmin || r > p->rmax ||
+		    (p->rmin_open && r == p->rmin)) {
+			skv_app_errorf(e, "skv: --%s=%s is out of range (expected %s)", p->flag, s,
+				 allowed);
+			return SKV_APP_EXIT_USAGE;
+		}
+		x.r = r;
+		break;
+	}
+	}
+	*v = x;
+	return SKV_APP_EXIT_OK;
+}
+
+void skv_app_format_double(char *buf, size_t n, double x)
+{
+	if (isnan(x)) {
+		snprintf(buf, n, "nan"); /* never glibc's "-nan" */
+		return;
+	}
+	if (isinf(x)) {
+		snprintf(buf, n, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	/* An integer below 2^53 prints as one ("10", not "1e+01"): exact. */
+	if (x == floor(x) && fabs(x) < 0x1p53) {
+		snprintf(buf, n, "%.0f", x);
+		return;
+	}
+	/* 17 significant digits always round-trip a double; the first shorter
+	 * precision that reads back to the same value gives the shortest form. */
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+void skv_app_value_format(char *buf, size_t n, int id, skv_app_value v)
+{
+	const skv_app_param *p = &skv_app_params[id];
+	switch (p->type) {
+	case SKV_APP_ENUM:
+		snprintf(buf, n, "%s", p->en->name((unsigned)v.u));
+		break;
+	case SKV_APP_INT:
+		snprintf(buf, n, "%" PRIu64, v.u);
+		break;
+	case SKV_APP_REAL:
+		skv_app_format_double(buf, n, v.r);
+		break;
+	}
+}

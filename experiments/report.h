@@ -1,0 +1,21 @@
+/* report.h - the `skv report DIR` command: charts and REPORT.md from the CSV files of a run. */
+#ifndef SKV_REPORT_H
+#define SKV_REPORT_H
+
+#include <stdio.h>
+
+/* argv[0] is "report", argv[1] the folder. Returns the exit status: 0, 1
+ * when the folder cannot be reported on (no CSV, a malformed CSV, gnuplot
+ * missing or failing, a write error), 2 for bad usage. */
+int skv_app_report(int argc, char **argv);
+
+/* The work of `skv report DIR`, its messages (one line per error, naming the
+ * file and line) written to msg. Reads every DIR/EXPERIMENT.csv (with its .md
+ * and .meta when present), then writes DIR/.plot/EXPERIMENT.gp (the chart
+ * data), DIR/EXPERIMENT.png and .svg (drawn by scripts/EXPERIMENT's chart
+ * script) and DIR/REPORT.md. Everything is checked and drawn under temporary
+ * names first and renamed into place only when all of it succeeded, so a
+ * failure leaves the previous report whole. Returns the exit status. */
+int skv_report_run(const char *dir, FILE *msg);
+
+#endif

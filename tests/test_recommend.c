@@ -1,0 +1,427 @@
+/* test_recommend.c - `skv recommend`: the choice, bad input, rejection of fp16 LSEs at large offsets, determinism. */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "recommend.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Runs the command on a NULL-terminated argument list, capturing both streams. */
+typedef struct {
+	int status;
+	char *out, *err;
+	size_t nout, nerr;
+} capture;
+
+static capture run_cmd(const char *const *args)
+{
+	char *argv[64];
+	int argc = 0;
+	argv[argc++] = (char *)"recommend";
+	for (size_t i = 0; args[i] && argc < (int)NELEM(argv) - 1; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	capture c = {0, NULL, NULL, 0, 0};
+	FILE *o = open_memstream(&c.out, &c.nout), *e = open_memstream(&c.err, &c.nerr);
+	assert_non_null(o);
+	assert_non_null(e);
+	c.status = skv_app_recommend_io(argc, argv, o, e);
+	fclose(o);
+	fclose(e);
+	return c;
+}
+
+static void capture_free(capture *c)
+{
+	free(c->out);
+	free(c->err);
+}
+
+/* A small request, parsed like the command line so the defaults apply. */
+static skv_rec_opts opts_of(const char *const *args)
+{
+	char *argv[64];
+	int argc = 0;
+	argv[argc++] = (char *)"recommend";
+	for (size_t i = 0; args[i] && argc < (int)NELEM(argv) - 1; i++)
+		argv[argc++] = (char *)args[i];
+	skv_rec_opts o;
+	skv_rec_format fmt;
+	int help;
+	char msg[512];
+	if (skv_rec_parse(&o, &fmt, &help, argc, argv, msg, sizeof msg) != SKV_OK)
+		fail_msg("%s:%d: parse: %s", __FILE__, __LINE__, msg);
+	return o;
+}
+
+static skv_rec_result run_opts(const skv_rec_opts *o)
+{
+	skv_rec_result r;
+	char msg[512];
+	if (skv_rec_run(&r, o, msg, sizeof msg) != SKV_OK)
+		fail_msg("%s:%d: run: %s", __FILE__, __LINE__, msg);
+	return r;
+}
+
+/* The choice: largest efficiency within tolerance and allowed, ties to the
+ * smaller count, nothing when no row qualifies. */
+static void test_choose(void **state)
+{
+	(void)state;
+	/* splits, blocks, eff, median, max, nan, within, fa2, allowed */
+	skv_rec_row r[] = {
+		{1, 64, 0.25f, 0, 0, 0, 1, 0, 1}, {2, 32, 0.5f, 0, 0, 0, 1, 0, 1},  {4, 16, 0.9f, 0, 0, 0, 1, 0, 1},
+		{7, 10, 0.85f, 0, 0, 0, 1, 1, 1}, {8, 8, 0.9f, 0, 0, 0, 1, 0, 1},   {16, 4, 0.9f, 0, 0, 0, 1, 0, 1},
+		{32, 2, 0.95f, 0, 0, 0, 0, 0, 1}, {64, 1, 0.99f, 0, 0, 0, 1, 0, 0},
+	};
+	/* 32 (0.95) is beyond tolerance and 64 (0.99) above --max-splits:
+	 * 4, 8 and 16 tie at 0.9 and the smallest, 4, wins */
+	assert_int_equal(skv_rec_choose(r, NELEM(r)), 2);
+	r[2].within_tol = 0; /* then 8 */
+	assert_int_equal(skv_rec_choose(r, NELEM(r)), 4);
+	r[6].within_tol = 1; /* 32 at 0.95 */
+	assert_int_equal(skv_rec_choose(r, NELEM(r)), 6);
+	for (size_t i = 0; i < NELEM(r); i++)
+		r[i].within_tol = 0;
+	assert_int_equal(skv_rec_choose(r, NELEM(r)), NELEM(r));
+	assert_int_equal(skv_rec_choose(r, 0), 0);
+	r[0].within_tol = 1;
+	assert_int_equal(skv_rec_choose(r, NELEM(r)), 0);
+}
+
+/* Every bad input: status 2, nothing on stdout, one line on stderr that
+ * names the flag and its value. */
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	const struct {
+		const char *args[4];
+		const char *names; /* must appear in the message */
+	} bad[] = {
+		{{"--heads=12", "--kv-heads=5"}, "--kv-heads=5"},
+		{{"--heads=8", "--kv-heads=16"}, "--kv-heads=16"},
+		{{"--ctx=0"}, "--ctx=0"},
+		{{"--sms=0"}, "--sms=0"},
+		{{"--batch=0"}, "--batch=0"},
+		{{"--heads=0"}, "--heads=0"},
+		{{"--kv-heads=0"}, "--kv-heads=0"},
+		{{"--head-dim=0"}, "--head-dim=0"},
+		{{"--head-dim=300"}, "--head-dim=300"},
+		{{"--tol=0"}, "--tol=0"},
+		{{"--tol=-1e-3"}, "--tol=-1e-3"},
+		{{"--tol=nan"}, "--tol=nan"},
+		{{"--tol=inf"}, "--tol=inf"},
+		{{"--tol=1e-3x"}, "--tol=1e-3x"},
+		{{"--tol="}, "--tol="},
+		{{"--preset=fa9"}, "--preset=fa9"},
+		{{"--metric=rms"}, "--metric=rms"},
+		{{"--format=xml"}, "--format=xml"},
+		{{"--ctx=12x"}, "--ctx=12x"},
+		{{"--ctx=-5"}, "--ctx=-5"},
+		{{"--ctx=+5"}, "--ctx=+5"},
+		{{"--ctx= 5"}, "--ctx= 5"},
+		{{"--ctx=0x10"}, "--ctx=0x10"},
+		{{"--batch=99999999999999999999999"}, "--batch=99999999999999999999999"},
+		{{"--trials=-1"}, "--trials=-1"},
+		{{"--seed=18446744073709551616"}, "--seed=18446744073709551616"},
+		{{"--trials"}, "--trials"},
+		{{"--frobnicate=1"}, "--frobnicate=1"},
+		{{"stray"}, "stray"},
+		{{"--splits=3,,4"}, "--splits=3,,4"},
+		{{"--splits=200"}, "--splits=200"},
+		{{"--split-size=1", "--ctx=100000"}, "--split-size=1"},
+		{{"--input=fp8"}, "--input=fp8"},
+		{{"--output=half"}, "--output=half"},
+		{{"--lse-base=10"}, "--lse-base=10"},
+		{{"--lse-offset=1e300"}, "--lse-offset=1e300"},
+		{{"--score-scale=0"}, "--score-scale=0"},
+		{{"--max-splits=0"}, "--max-splits=0"},
+		{{"--threads=0"}, "--threads=0"},
+		{{"--layout=odd"}, "--layout=odd"},
+		{{"--dist=cauchy"}, "--dist=cauchy"},
+		{{"--ctx=1048576", "--head-dim=256"}, "--ctx=1048576"},
+	};
+	for (size_t i = 0; i < NELEM(bad); i++) {
+		capture c = run_cmd(bad[i].args);
+		const char *nl = c.err ? strchr(c.err, '\n') : NULL;
+		if (c.status != 2 || c.nout != 0 || !nl || nl[1] != '\0' || !strstr(c.err, bad[i].names) ||
+		    strncmp(c.err, "skv recommend: ", 15) != 0)
+			fail_msg("%s:%d: case %zu (%s): status %d, %zu bytes on stdout, stderr \"%s\"", __FILE__, __LINE__,
+				 i, bad[i].args[0], c.status, c.nout, c.err ? c.err : "");
+		capture_free(&c);
+	}
+}
+
+/* The wrapper writes to the real stdout and stderr: redirected to files,
+ * stdout stays empty on bad input. */
+static void test_wrapper_streams(void **state)
+{
+	(void)state;
+	char on[] = "/tmp/skv_rec_outXXXXXX", en[] = "/tmp/skv_rec_errXXXXXX";
+	const int fo = mkstemp(on), fe = mkstemp(en);
+	assert_true(fo >= 0 && fe >= 0);
+	fflush(stdout);
+	fflush(stderr);
+	const int so = dup(1), se = dup(2);
+	assert_true(so >= 0 && se >= 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	char *argv[] = {(char *)"recommend", (char *)"--ctx=0", NULL};
+	const int st = skv_app_recommend(2, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	const off_t no = lseek(fo, 0, SEEK_END), ne = lseek(fe, 0, SEEK_END);
+	close(fo);
+	close(fe);
+	unlink(on);
+	unlink(en);
+	assert_int_equal(st, 2);
+	assert_int_equal(no, 0);
+	assert_true(ne > 0);
+}
+
+static void test_help(void **state)
+{
+	(void)state;
+	const char *args[] = {"--ctx=5", "--help", "--ctx=0", NULL};
+	capture c = run_cmd(args);
+	assert_int_equal(c.status, 0);
+	assert_non_null(strstr(c.out, "usage: skv recommend"));
+	assert_int_equal(c.nerr, 0);
+	capture_free(&c);
+}
+
+/*
+ * TileLang stores each split's base-2 LSE in fp16. At lse-offset 1000 the
+ * stored LSE is about 1000 log2(e) = 1443, where fp16's spacing is 1: the
+ * rounding moves a split's weight 2^(LSE - max) by a factor up to 2^0.5, so
+ * any count of 2 or more splits is wrong by percents, while 1 split has
+ * weight 2^0 = 1 exactly and keeps the error of the split kernel. The same
+ * shape in fp64 is within 1e-3 at every count (its error is ~1e-13).
+ * ctx 2048, d 64: block_n 256, 8 blocks; pow2 candidates 1, 2, 4, 8 and
+ * FA2's pick. bhm = 32 < 211.2; eligible 1..8 except 5..7 (ceil(8 / s) =
+ * 2 for s = 4..7); eff(s) = 32 s / 264 < 1: the best is 8 (0.9697), the
+ * threshold 0.824 is first reached at 7 (0.848), which is ineligible, so
+ * FA2 picks 8. 16..128 exceed the 8 blocks and are skipped.
+ */
+static void test_fp16_lse_rejects(void **state)
+{
+	(void)state;
+	const char *tl[] = {"--preset=tilelang", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
+	skv_rec_opts o = opts_of(tl);
+	skv_rec_result r = run_opts(&o);
+	assert_int_equal(r.fa2_splits, 8);
+	assert_int_equal(r.nrows, 4);
+	const unsigned want_rows[] = {1, 2, 4, 8}, want_skip[] = {16, 32, 64, 128};
+	for (size_t i = 0; i < NELEM(want_rows); i++)
+		assert_int_equal(r.rows[i].splits, want_rows[i]);
+	assert_int_equal(r.nskipped, NELEM(want_skip));
+	for (size_t i = 0; i < NELEM(want_skip); i++)
+		assert_int_equal(r.skipped[i], want_skip[i]);
+	CHECK_LE("1 split", r.rows[0].err_max, 1e-3);
+	assert_true(r.rows[0].within_tol);
+	for (size_t i = 1; i < r.nrows; i++) {
+		CHECK_GE("2+ splits rejected", r.rows[i].err_max, 3e-3);
+		assert_false(r.rows[i].within_tol);
+	}
+	assert_int_equal(r.recommended, 0);
+	assert_false(r.rows[r.fa2_row].within_tol);
+	skv_rec_result_free(&r);
+
+	const char *ex[] = {"--preset=exact-fp64", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
+	o = opts_of(ex);
+	r = run_opts(&o);
+	for (size_t i = 0; i < r.nrows; i++) {
+		CHECK_LE("fp64", r.rows[i].err_max, 1e-10);
+		assert_true(r.rows[i].within_tol);
+	}
+	assert_true(r.fixed.within_tol);
+	/* every count within tolerance: the most efficient, 8 */
+	assert_int_equal(r.rows[r.recommended].splits, 8);
+	skv_rec_result_free(&r);
+
+	/* the report says so visibly */
+	capture c = run_cmd(tl);
+	assert_int_equal(c.status, 0);
+	assert_non_null(strstr(c.out, "recommended: 1 split\n"));
+	assert_non_null(strstr(c.out, "FA2's choice: 8 splits, beyond tolerance"));
+	capture_free(&c);
+}
+
+/* The tool's numbers are the library's: FA2's count recomputed here with
+ * the documented recipe (seed mix, FA2 layout, block_n, offset, metric)
+ * gives the same error bits; the fixed-size option at FA2's batch-1 size on
+ * a batch-1 shape is the same split layout as FA2's pick, so the same bits. */
+static void test_recipe(void **state)
+{
+	(void)state;
+	const char *args[] = {"--preset=fa2", "--input=fp16", "--ctx=3000", "--head-dim=80", "--heads=16",
+			      "--kv-heads=4", "--lse-offset=7.5", "--trials=3", "--seed=42", NULL};
+	skv_rec_opts o = opts_of(args);
+	skv_rec_result r = run_opts(&o);
+	const skv_rec_row *w = &r.rows[r.fa2_row];
+	/* d = 80: block_n 128, 24 blocks; folded bhm = 1 x 4 x 1 = 4 */
+	assert_int_equal(r.fa2.block_n, 128);
+	assert_int_equal(r.fa2.num_n_blocks, 24);
+	assert_int_equal(r.fa2.batch_nheads_mblocks, 4);
+	const size_t S = w->splits, d = 80;
+	size_t *b = malloc((S + 1) * sizeof *b);
+	assert_non_null(b);
+	CHECK_OK(skv_fa2_bounds(b, 3000, 128, S));
+	double worst[SKV_REC_NMETRICS] = {0.0, 0.0, 0.0};
+	double out[80];
+	for (uint64_t t = 0; t < 3; t++) {
+		tcase tc;
+		tcase_init(&tc, 1, 3000, d, SKV_DIST_GAUSSIAN, 0.5, SKV_FP16, skv_seed_mix(42, t), 0);
+		run_merge(&tc, 0, b, S, 128, 7.5, &o.cfg, &o.spec, NULL, out);
+		skv_errors e;
+		CHECK_OK(skv_errors_compute(&e, out, tc.out, d, o.cfg.output));
+		const double m[SKV_REC_NMETRICS] = {e.norm_rel, e.max_abs, e.ulp};
+		for (int k = 0; k < SKV_REC_NMETRICS; k++)
+			worst[k] = m[k] > worst[k] ? m[k] : worst[k];
+		tcase_free(&tc);
+	}
+	CHECK_BITS("err max of FA2's count", w->err_max, worst[0]);
+	assert_int_equal(r.fixed.splits, w->splits);
+	CHECK_BITS("fixed size = FA2's layout at batch 1", r.fixed.err_max, w->err_max);
+	CHECK_BITS("fixed size median", r.fixed.err_median, w->err_median);
+	/* within tolerance means the max, not the median, is <= tol */
+	const double med = w->err_median, mx = w->err_max;
+	assert_true(med < mx);
+	skv_rec_result_free(&r);
+	o.tol = 0.5 * (med + mx);
+	r = run_opts(&o);
+	assert_false(r.rows[r.fa2_row].within_tol);
+	skv_rec_result_free(&r);
+	o.tol = mx;
+	r = run_opts(&o);
+	assert_true(r.rows[r.fa2_row].within_tol);
+	skv_rec_result_free(&r);
+	/* the other metrics, the ulp one in units of the output format */
+	for (int k = 1; k < SKV_REC_NMETRICS; k++) {
+		o.metric = (skv_rec_metric)k;
+		r = run_opts(&o);
+		CHECK_BITS(skv_rec_metric_name(o.metric), r.rows[r.fa2_row].err_max, worst[k]);
+		skv_rec_result_free(&r);
+	}
+	free(b);
+}
+
+/* Nothing within tolerance: bf16 output rounding alone exceeds 1e-3
+ * normwise, so the default fa2 preset (bf16) cannot meet the default
+ * tolerance. Exit 0, "none" in text, null in JSON. */
+static void test_nothing_within(void **state)
+{
+	(void)state;
+	const char *args[] = {"--ctx=1024", "--head-dim=64", "--trials=2", NULL};
+	skv_rec_opts o = opts_of(args);
+	skv_rec_result r = run_opts(&o);
+	assert_int_equal(r.recommended, r.nrows);
+	CHECK_GE("bf16 floor", r.floor_max, 1e-3);
+	skv_rec_result_free(&r);
+	capture c = run_cmd(args);
+	assert_int_equal(c.status, 0);
+	assert_non_null(strstr(c.out, "recommended: none"));
+	capture_free(&c);
+	const char *js[] = {"--ctx=1024", "--head-dim=64", "--trials=2", "--format=json", NULL};
+	c = run_cmd(js);
+	assert_int_equal(c.status, 0);
+	assert_non_null(strstr(c.out, "\"recommended_splits\": null"));
+	capture_free(&c);
+}
+
+/* Same bits for any thread count. */
+static void test_threads(void **state)
+{
+	(void)state;
+	const char *a1[] = {"--preset=flashinfer", "--heads=8", "--kv-heads=2", "--ctx=1500", "--head-dim=32",
+			    "--lse-offset=30", "--trials=5", "--threads=1", NULL};
+	const char *a3[] = {"--preset=flashinfer", "--heads=8", "--kv-heads=2", "--ctx=1500", "--head-dim=32",
+			    "--lse-offset=30", "--trials=5", "--threads=3", "--format=text", NULL};
+	capture c1 = run_cmd(a1), c3 = run_cmd(a3);
+	assert_int_equal(c1.status, 0);
+	assert_int_equal(c3.status, 0);
+	assert_int_equal(c1.nout, c3.nout);
+	assert_memory_equal(c1.out, c3.out, c1.nout);
+	capture_free(&c1);
+	capture_free(&c3);
+}
+
+/* One candidate: no spread. Two counts in fp64: a spread at the level of
+ * fp64 rounding, and the batch-1 FA2 early return. */
+static void test_spread(void **state)
+{
+	(void)state;
+	/* 8 x 32 heads fill the GPU: FA2 picks 1, and the list is {1} */
+	const char *one[] = {"--batch=8", "--splits=1", "--ctx=500", "--head-dim=16", "--trials=2", NULL};
+	skv_rec_opts o = opts_of(one);
+	skv_rec_result r = run_opts(&o);
+	assert_true(r.fa2_early);
+	assert_int_equal(r.fa2_splits, 1);
+	assert_int_equal(r.nrows, 1);
+	CHECK_BITS("spread ulps", r.spread_ulps, 0.0);
+	CHECK_BITS("spread rel", r.spread_norm_rel, 0.0);
+	skv_rec_result_free(&r);
+	const char *two[] = {"--batch=8", "--splits=1,2", "--ctx=500", "--head-dim=16", "--trials=2",
+			     "--preset=exact-fp64", NULL};
+	o = opts_of(two);
+	r = run_opts(&o);
+	assert_int_equal(r.nrows, 2);
+	CHECK_LE("fp64 spread", r.spread_norm_rel, 1e-14);
+	CHECK_GE("fp64 spread is not zero", r.spread_norm_rel, 1e-18);
+	skv_rec_result_free(&r);
+}
+
+/* CSV: a header and one line per option, 11 fields each; JSON: the keys the
+ * issue asks for. */
+static void test_formats(void **state)
+{
+	(void)state;
+	const char *cs[] = {"--ctx=700", "--head-dim=32", "--trials=2", "--format=csv", "--input=fp16", NULL};
+	capture c = run_cmd(cs);
+	assert_int_equal(c.status, 0);
+	size_t lines = 0;
+	for (const char *p = c.out; *p; p++)
+		lines += *p == '\n';
+	skv_rec_opts o = opts_of(cs);
+	skv_rec_result r = run_opts(&o);
+	assert_int_equal(lines, r.nrows + 2);
+	for (const char *p = c.out; *p;) {
+		size_t commas = 0;
+		for (; *p && *p != '\n'; p++)
+			commas += *p == ',';
+		assert_int_equal(commas, 10);
+		p += *p == '\n';
+	}
+	skv_rec_result_free(&r);
+	capture_free(&c);
+	const char *js[] = {"--ctx=700", "--head-dim=32", "--trials=2", "--format=json", "--input=fp16", NULL};
+	c = run_cmd(js);
+	assert_int_equal(c.status, 0);
+	const char *keys[] = {"\"recommended_splits\": ", "\"fa2_splits\": ", "\"candidates\": [", "\"splits\": ",
+			      "\"efficiency\": ", "\"err_median\": ", "\"err_max\": ", "\"within_tol\": ",
+			      "\"spread_ulps\": ", "\"seed\": 1,", "\"tol\": 0.001", "\"preset\": \"fa2\""};
+	for (size_t i = 0; i < NELEM(keys); i++)
+		if (!strstr(c.out, keys[i]))
+			fail_msg("%s:%d: no %s in %s", __FILE__, __LINE__, keys[i], c.out);
+	assert_int_equal(c.out[0], '{');
+	assert_int_equal(c.out[c.nout - 2], '}');
+	capture_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_choose),         cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_wrapper_streams), cmocka_unit_test(test_help),
+		cmocka_unit_test(test_fp16_lse_rejects), cmocka_unit_test(test_recipe),
+		cmocka_unit_test(test_nothing_within), cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_spread),         cmocka_unit_test(test_formats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
