@@ -167,10 +167,22 @@ static int split_count(FILE *f, const skv_results *r, char *err, size_t errlen)
 		t = malloc((g.n ? g.n : 1) * sizeof *t);
 		rc = t ? skv_find_trends(t, r, &g, "splits", m, err, errlen) : SKV_ENOMEM;
 		if (!rc && g.n) {
-			fprintf(f, " With fp64 partials the LSE format alone gives ");
+			char c[NUM];
+			fprintf(f, " With fp64 partials the LSE format alone goes from S = %s to S = %s as ",
+				val(b, t[0].x_first), val(c, t[0].x_last));
 			for (size_t i = 0; i < g.n; i++)
-				fprintf(f, "%s%s (%s)", sep(i, g.n), num(a, t[i].y_last), group_label(lab, &g, r, i, NULL));
-			fprintf(f, " at S = %s.", val(b, t[0].x_last));
+				fprintf(f, "%s%s to %s (%s)", sep(i, g.n), num(a, t[i].y_first), num(b, t[i].y_last),
+					group_label(lab, &g, r, i, NULL));
+			fputs(".", f);
+			/* Said only when the data show it: at S = 1 every LSE format
+			 * gives the same error (within 1%). */
+			int same = t[0].x_first == 1.0;
+			for (size_t i = 1; i < g.n; i++)
+				same &= fabs(t[i].y_first - t[0].y_first) <= 0.01 * fabs(t[0].y_first);
+			if (same && g.n > 1)
+				fputs(" At S = 1 every LSE format gives the same error: a lone split's weight is "
+				      "exp(L - L) = 1 exactly whatever its stored LSE, so the LSE format only starts "
+				      "to cost at S = 2.", f);
 		}
 		free(t);
 		skv_groups_free(&g);
