@@ -49,11 +49,13 @@ const skv_app_experiment skv_app_experiments[] = {
 	 "when the sizes are skewed."},
 	{"block-size", SKV_APP_KIND_ONLINE,
 	 "online softmax attention against its block size, per compute format, causal and not",
-	 "--ctx=256 --head-dim=64 --block-size=1,2,4,8,16,32,64,128,256 --causal=0,1 "
+	 "--ctx=256 --head-dim=64 --dist=gaussian,ramp --block-size=1,2,4,8,16,32,64,128,256 --causal=0,1 "
 	 "--input=fp32 --compute=fp16,bf16,fp32 --p=fp32 --output=fp32 --trials=4",
 	 "Whether the block size of the online softmax matters: each block rescales the running max, "
-	 "sum and output in the compute format; one block (256) rescales nothing. Causal runs all 256 "
-	 "rows, each over its own prefix; non-causal one decode row."},
+	 "sum and output in the compute format; one block (256) rescales nothing. The ramp "
+	 "distribution (a recency bias of 8 nats across the context) moves the running max at every "
+	 "block, the worst case for rescaling. Causal runs all 256 rows, each over its own prefix; "
+	 "non-causal one decode row."},
 	{"systems", SKV_APP_KIND_SPLIT,
 	 "every production-kernel preset side by side over split counts and LSE magnitudes",
 	 "--preset=fa2,fa3,flashinfer,tilelang,xformers,sglang,flex,exact-fp64,naive-fp16 --ctx=8192 --head-dim=128 --splits=1,4,16,64,256 --lse-offset=0,50,500 --trials=4",

@@ -23,7 +23,7 @@ static const skv_chart charts[] = {
 	 "LSE-weighted merges against the plain mean and sum of the partials", NULL},
 	{"uneven-splits", "merge-rule", SKV_CHART_BARS, "layout", "splits", "norm_rel_err",
 	 "uneven and empty splits, per merge rule", NULL},
-	{"block-size", "block-size", SKV_CHART_LINES, "block_size", NULL, "norm_rel_err",
+	{"block-size", "block-size", SKV_CHART_LINES, "block_size", "dist", "norm_rel_err",
 	 "online softmax attention error against its block size", NULL},
 	{"systems", "split-count", SKV_CHART_LINES, "splits", "lse_offset", "norm_rel_err",
 	 "production kernels' precision profiles against the number of splits", "exact-fp64"},

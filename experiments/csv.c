@@ -31,7 +31,7 @@ static int vec_push(vec *a, size_t x)
 	return SKV_OK;
 }
 
-static void fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
+void skv_csv_fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
 {
 	if (!err || errlen == 0)
 		return;
@@ -67,7 +67,7 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 		p->pos++;
 		for (;;) {
 			if (p->pos >= p->len) {
-				fail(err, errlen, name, open, "unterminated quoted field");
+				skv_csv_fail(err, errlen, name, open, "unterminated quoted field");
 				return SKV_EINVAL;
 			}
 			char c = p->s[p->pos];
@@ -81,7 +81,7 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 				break;
 			}
 			if (c == '\0') {
-				fail(err, errlen, name, p->line, "NUL byte");
+				skv_csv_fail(err, errlen, name, p->line, "NUL byte");
 				return SKV_EINVAL;
 			}
 			if (c == '\n')
@@ -90,7 +90,7 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 			p->pos++;
 		}
 		if (p->pos < p->len && p->s[p->pos] != ',' && p->s[p->pos] != '\r' && p->s[p->pos] != '\n') {
-			fail(err, errlen, name, p->line, "character '%c' after a closing quote", p->s[p->pos]);
+			skv_csv_fail(err, errlen, name, p->line, "character '%c' after a closing quote", p->s[p->pos]);
 			return SKV_EINVAL;
 		}
 	} else {
@@ -99,11 +99,11 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 			if (c == ',' || c == '\r' || c == '\n')
 				break;
 			if (c == '"') {
-				fail(err, errlen, name, p->line, "quote inside an unquoted field");
+				skv_csv_fail(err, errlen, name, p->line, "quote inside an unquoted field");
 				return SKV_EINVAL;
 			}
 			if (c == '\0') {
-				fail(err, errlen, name, p->line, "NUL byte");
+				skv_csv_fail(err, errlen, name, p->line, "NUL byte");
 				return SKV_EINVAL;
 			}
 			p->out[p->nout++] = c;
@@ -133,7 +133,7 @@ static int record(parser *p, const char *name, char *err, size_t errlen)
 		}
 		if (c == '\r') {
 			if (p->pos + 1 >= p->len || p->s[p->pos + 1] != '\n') {
-				fail(err, errlen, name, p->line, "carriage return not followed by a line feed");
+				skv_csv_fail(err, errlen, name, p->line, "carriage return not followed by a line feed");
 				return SKV_EINVAL;
 			}
 			p->pos++;
@@ -158,13 +158,13 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 	if (!name)
 		name = "(csv)";
 	if (!t || (!text && len)) {
-		fail(err, errlen, name, 0, "invalid argument");
+		skv_csv_fail(err, errlen, name, 0, "invalid argument");
 		return SKV_EINVAL;
 	}
 	/* Each input byte yields at most one output byte and each field one NUL;
 	 * there are at most len + 1 fields, so 2 len + 2 bytes always suffice. */
 	if (len > (SIZE_MAX - 2) / 2) {
-		fail(err, errlen, name, 0, "file too large");
+		skv_csv_fail(err, errlen, name, 0, "file too large");
 		return SKV_ENOMEM;
 	}
 	parser p = {.s = text, .len = len, .line = 1};
@@ -172,12 +172,12 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 	if (len >= sizeof bom - 1 && memcmp(text, bom, sizeof bom - 1) == 0)
 		p.pos = sizeof bom - 1;
 	if (p.pos >= len) {
-		fail(err, errlen, name, 1, "empty file: no header row");
+		skv_csv_fail(err, errlen, name, 1, "empty file: no header row");
 		return SKV_EINVAL;
 	}
 	p.out = malloc(2 * len + 2);
 	if (!p.out) {
-		fail(err, errlen, name, 0, "out of memory");
+		skv_csv_fail(err, errlen, name, 0, "out of memory");
 		return SKV_ENOMEM;
 	}
 	/* Records are checked as they come so the first error in the file is
@@ -192,7 +192,7 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 		if (r == 0) {
 			ncols = n;
 		} else if (n != ncols) {
-			fail(err, errlen, name, p.recline.v[r], "%zu fields, the header has %zu", n, ncols);
+			skv_csv_fail(err, errlen, name, p.recline.v[r], "%zu fields, the header has %zu", n, ncols);
 			rc = SKV_EINVAL;
 		}
 	}
@@ -200,7 +200,7 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 		rc = vec_push(&p.rec, p.field.n);
 	if (rc) {
 		if (rc == SKV_ENOMEM)
-			fail(err, errlen, name, p.line, "out of memory");
+			skv_csv_fail(err, errlen, name, p.line, "out of memory");
 		parser_free(&p);
 		return rc;
 	}
@@ -208,13 +208,13 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 	for (size_t c = 0; c < ncols; c++) {
 		const char *h = p.out + p.field.v[c];
 		if (!*h) {
-			fail(err, errlen, name, 1, "column %zu has an empty name", c + 1);
+			skv_csv_fail(err, errlen, name, 1, "column %zu has an empty name", c + 1);
 			parser_free(&p);
 			return SKV_EINVAL;
 		}
 		for (size_t c2 = 0; c2 < c; c2++)
 			if (strcmp(h, p.out + p.field.v[c2]) == 0) {
-				fail(err, errlen, name, 1, "column '%s' appears twice", h);
+				skv_csv_fail(err, errlen, name, 1, "column '%s' appears twice", h);
 				parser_free(&p);
 				return SKV_EINVAL;
 			}
@@ -225,7 +225,7 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 		free(field);
 		free(nm);
 		parser_free(&p);
-		fail(err, errlen, name, 0, "out of memory");
+		skv_csv_fail(err, errlen, name, 0, "out of memory");
 		return SKV_ENOMEM;
 	}
 	for (size_t i = 0; i < p.field.n; i++)
@@ -244,7 +244,7 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 int skv_csv_read(skv_csv *t, const char *path, char *err, size_t errlen)
 {
 	if (!t || !path) {
-		fail(err, errlen, path ? path : "(null)", 0, "invalid argument");
+		skv_csv_fail(err, errlen, path ? path : "(null)", 0, "invalid argument");
 		return SKV_EINVAL;
 	}
 	FILE *f = fopen(path, "rb");

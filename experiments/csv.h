@@ -48,5 +48,9 @@ size_t skv_csv_line(const skv_csv *t, size_t row);
  * inf, -inf and nan: SKV_OK, or SKV_EINVAL for an empty field, leading
  * blanks or trailing characters (*x untouched). */
 int skv_csv_number(double *x, const char *s);
+/* Writes "name:line: " and the message into err (cut at errlen): the one
+ * shape of every error about a CSV file. */
+void skv_csv_fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 #endif

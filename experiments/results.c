@@ -10,18 +10,6 @@
 
 #include "skv.h"
 
-static void fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
-{
-	if (!err || errlen == 0)
-		return;
-	int k = snprintf(err, errlen, "%s:%zu: ", name, line);
-	if (k < 0 || (size_t)k >= errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
-	va_end(ap);
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -93,12 +81,12 @@ static int classify(skv_results *o, const char *const *required, size_t nrequire
 	for (size_t i = 0; i < nalways + nrequired; i++) {
 		const char *need = i < nalways ? always[i] : required[i - nalways];
 		if (skv_csv_find(t, need, &col) != SKV_OK) {
-			fail(err, errlen, t->name, 1, "missing required column '%s'", need);
+			skv_csv_fail(err, errlen, t->name, 1, "missing required column '%s'", need);
 			return SKV_EINVAL;
 		}
 	}
 	if (t->nrows == 0) {
-		fail(err, errlen, t->name, 1, "no data rows after the header");
+		skv_csv_fail(err, errlen, t->name, 1, "no data rows after the header");
 		return SKV_EINVAL;
 	}
 	skv_csv_find(t, "trial", &o->trial_col);
@@ -133,14 +121,14 @@ static int parse_values(skv_results *o, rowref *ref, char *err, size_t errlen)
 		const char *tr = skv_csv_get(t, i, o->trial_col);
 		ref[i] = (rowref){t->field + (i + 1) * t->ncols, o->param, t->ncols, i, 0};
 		if (!parse_trial(&ref[i].trial, tr)) {
-			fail(err, errlen, t->name, skv_csv_line(t, i),
+			skv_csv_fail(err, errlen, t->name, skv_csv_line(t, i),
 			     "column 'trial': '%s' is not a nonnegative integer", tr);
 			return SKV_EINVAL;
 		}
 		for (size_t m = 0; m < o->nmetric; m++) {
 			const char *s = skv_csv_get(t, i, o->metric_col[m]);
 			if (skv_csv_number(&o->value[i * o->nmetric + m], s) != SKV_OK) {
-				fail(err, errlen, t->name, skv_csv_line(t, i), "column '%s': '%s' is not a number",
+				skv_csv_fail(err, errlen, t->name, skv_csv_line(t, i), "column '%s': '%s' is not a number",
 				     skv_csv_colname(t, o->metric_col[m]), s);
 				return SKV_EINVAL;
 			}
@@ -172,7 +160,7 @@ static int group(skv_results *o, rowref *ref, char *err, size_t errlen)
 			if (ref[i].trial == ref[i - 1].trial) {
 				/* Within equal parameters and trial the sort is by row. */
 				size_t a = ref[i - 1].row, b = ref[i].row;
-				fail(err, errlen, t->name, skv_csv_line(t, b),
+				skv_csv_fail(err, errlen, t->name, skv_csv_line(t, b),
 				     "trial %llu repeats the parameters and trial of line %zu", ref[i].trial,
 				     skv_csv_line(t, a));
 				free(lead);
@@ -236,7 +224,7 @@ int skv_results_from_csv(skv_results *r, skv_csv *csv, const char *name, const c
 	if (!r || !csv || !name || (!required && nrequired)) {
 		if (csv)
 			skv_csv_free(csv);
-		fail(err, errlen, name ? name : "(null)", 0, "invalid argument");
+		skv_csv_fail(err, errlen, name ? name : "(null)", 0, "invalid argument");
 		return SKV_EINVAL;
 	}
 	skv_results o = {0};
@@ -258,7 +246,7 @@ int skv_results_from_csv(skv_results *r, skv_csv *csv, const char *name, const c
 	free(ref);
 	if (rc) {
 		if (rc == SKV_ENOMEM)
-			fail(err, errlen, o.csv.name, 0, "out of memory");
+			skv_csv_fail(err, errlen, o.csv.name, 0, "out of memory");
 		skv_results_free(&o);
 		return rc;
 	}
@@ -348,11 +336,11 @@ int skv_results_number(double *x, const skv_results *r, size_t p, const char *co
 		return SKV_EINVAL;
 	const char *s = skv_results_get(r, p, col);
 	if (!s) {
-		fail(err, errlen, r->csv.name, 1, "missing required column '%s'", col);
+		skv_csv_fail(err, errlen, r->csv.name, 1, "missing required column '%s'", col);
 		return SKV_EINVAL;
 	}
 	if (skv_csv_number(x, s) != SKV_OK) {
-		fail(err, errlen, r->csv.name, skv_csv_line(&r->csv, r->point_row[p]),
+		skv_csv_fail(err, errlen, r->csv.name, skv_csv_line(&r->csv, r->point_row[p]),
 		     "column '%s': '%s' is not a number", col, s);
 		return SKV_EINVAL;
 	}

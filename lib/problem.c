@@ -9,6 +9,7 @@
 static const char *const dist_names[SKV_NDISTS] = {
 	[SKV_DIST_GAUSSIAN] = "gaussian",
 	[SKV_DIST_SINK] = "sink",
+	[SKV_DIST_RAMP] = "ramp",
 };
 
 const char *skv_dist_name(skv_dist d)
@@ -76,6 +77,34 @@ static int place_sink(skv_problem *p, skv_format f)
 	return ok;
 }
 
+/* The recency ramp: key j becomes RN_f(k_j + q_0 * t_j) with
+ *   t_j = SKV_RAMP_HEIGHT * j / ((n - 1) scale |q_0|^2),
+ * which adds SKV_RAMP_HEIGHT j / (n - 1) to query row 0's scaled score of
+ * key j before rounding (the keys stay Gaussian across, the scores climb
+ * along). Basic operations only, so the bits are the same everywhere.
+ * Returns 0 when q_0 is zero or a key overflows the format. */
+static int place_ramp(skv_problem *p, skv_format f)
+{
+	double qq = 0.0;
+	for (size_t i = 0; i < p->d; i++)
+		qq += p->q[i] * p->q[i];
+	if (!(qq > 0.0) || !isfinite(qq))
+		return 0;
+	if (p->n < 2)
+		return 1;
+	const double c = SKV_RAMP_HEIGHT / ((double)(p->n - 1) * p->scale * qq);
+	int ok = isfinite(c) != 0;
+	for (size_t j = 0; j < p->n; j++) {
+		double t = c * (double)j;
+		for (size_t i = 0; i < p->d; i++) {
+			double *kj = &p->k[j * p->d + i];
+			*kj = skv_round(f, *kj + p->q[i] * t);
+			ok &= isfinite(*kj) != 0;
+		}
+	}
+	return ok;
+}
+
 int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dist,
 		     double score_scale, skv_format input, uint64_t seed)
 {
@@ -97,6 +126,8 @@ int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dis
 	ok &= draw(t.v, n * d, 1.0, input, &r);
 	if (ok && dist == SKV_DIST_SINK)
 		ok = place_sink(&t, input);
+	if (ok && dist == SKV_DIST_RAMP)
+		ok = place_ramp(&t, input);
 	if (!ok) {
 		skv_problem_free(&t);
 		return SKV_ERANGE;

@@ -126,12 +126,18 @@ double skv_rng_log(double x);
 
 typedef enum {
 	SKV_DIST_GAUSSIAN = 0, /* q ~ N(0, score_scale^2), K, V ~ N(0, 1) */
-	SKV_DIST_SINK = 1      /* as gaussian, but key 0 is an attention sink:
+	SKV_DIST_SINK = 1,     /* as gaussian, but key 0 is an attention sink:
 	                        * its scaled score is log(n) + 2 above zero, so
 	                        * it carries about 87% of the softmax mass
 	                        * (score_scale 0.5; 82% at 1) */
+	SKV_DIST_RAMP = 2      /* as gaussian, plus a recency bias: key j's
+	                        * score (for query row 0) rises by
+	                        * SKV_RAMP_HEIGHT * j / (n - 1), so the running
+	                        * max of an online softmax moves at every block,
+	                        * as under ALiBi-style position biases */
 } skv_dist;
-#define SKV_NDISTS 2
+#define SKV_NDISTS 3
+#define SKV_RAMP_HEIGHT 8.0 /* natural-log units from the first key to the last */
 
 const char *skv_dist_name(skv_dist d);
 int skv_dist_parse(skv_dist *d, const char *name);

@@ -85,7 +85,8 @@ static void test_sharing(void **state)
 	skv_app_spec_free(&s);
 	/* Online kind: causal instances have ctx query rows and one truth per
 	 * row; the decode instance one. No split kernel. */
-	make_spec(&s, "block-size", "--ctx=16 --head-dim=8 --block-size=1,4,16 --causal=0,1 --compute=fp32,fp64 --trials=2");
+	make_spec(&s, "block-size",
+		  "--ctx=16 --head-dim=8 --dist=gaussian --block-size=1,4,16 --causal=0,1 --compute=fp32,fp64 --trials=2");
 	run_engine(&r, &s);
 	assert_int_equal(r.n_instances, 4);
 	assert_int_equal(r.n_truth_calls, 2 * (1 + 16));

@@ -462,7 +462,7 @@ static void test_problem_bad_input(void **state)
 		{1, 4, 4, 0, -1, 0, SKV_EINVAL},
 		{1, 4, 4, 0, NAN, 0, SKV_EINVAL},
 		{1, 4, 4, 0, INFINITY, 0, SKV_EINVAL},
-		{1, 4, 4, 2, 1, 0, SKV_EINVAL},
+		{1, 4, 4, SKV_NDISTS, 1, 0, SKV_EINVAL},
 		{1, 4, 4, -1, 1, 0, SKV_EINVAL},
 		{1, 4, 4, 0, 1, 4, SKV_EINVAL},
 		{1, 4, 4, 0, 1, -1, SKV_EINVAL},
@@ -482,6 +482,34 @@ static void test_problem_bad_input(void **state)
 	skv_problem_free(NULL);
 }
 
+/* The ramp: with the same seed, query row 0's scaled score of key j is the
+ * Gaussian one plus SKV_RAMP_HEIGHT j / (n - 1), to the input rounding. */
+static void test_ramp(void **state)
+{
+	(void)state;
+	const size_t n = 300, d = 32;
+	skv_problem g, r;
+	CHECK_OK(skv_problem_init(&g, 2, n, d, SKV_DIST_GAUSSIAN, 0.5, SKV_FP64, 77));
+	CHECK_OK(skv_problem_init(&r, 2, n, d, SKV_DIST_RAMP, 0.5, SKV_FP64, 77));
+	assert_memory_equal(g.q, r.q, 2 * d * sizeof(double));
+	assert_memory_equal(g.v, r.v, n * d * sizeof(double));
+	for (size_t j = 0; j < n; j++) {
+		long double sg = 0, sr = 0;
+		for (size_t i = 0; i < d; i++) {
+			sg += (long double)g.q[i] * g.k[j * d + i];
+			sr += (long double)r.q[i] * r.k[j * d + i];
+		}
+		double rise = (double)((sr - sg) * g.scale), want = SKV_RAMP_HEIGHT * (double)j / (double)(n - 1);
+		if (!(fabs(rise - want) <= 1e-12))
+			fail_msg("%s:%d: key %zu: score rises by %a, want %a", __FILE__, __LINE__, j, rise, want);
+	}
+	skv_problem_free(&g);
+	skv_problem_free(&r);
+	/* in bf16 the keys are rounded, the rise only approximate, but present */
+	CHECK_OK(skv_problem_init(&r, 1, n, d, SKV_DIST_RAMP, 0.5, SKV_BF16, 77));
+	skv_problem_free(&r);
+}
+
 static void test_dist_names(void **state)
 {
 	(void)state;
@@ -494,6 +522,7 @@ static void test_dist_names(void **state)
 	}
 	assert_string_equal(skv_dist_name(SKV_DIST_GAUSSIAN), "gaussian");
 	assert_string_equal(skv_dist_name(SKV_DIST_SINK), "sink");
+	assert_string_equal(skv_dist_name(SKV_DIST_RAMP), "ramp");
 	assert_null(skv_dist_name((skv_dist)SKV_NDISTS));
 	assert_null(skv_dist_name((skv_dist)-1));
 	skv_dist d = SKV_DIST_SINK;
@@ -523,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_problem_sink),
 		cmocka_unit_test(test_problem_in_format),
 		cmocka_unit_test(test_problem_bad_input),
+		cmocka_unit_test(test_ramp),
 		cmocka_unit_test(test_dist_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
