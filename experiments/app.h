@@ -196,6 +196,7 @@ typedef struct {
 	uint64_t trial;
 	skv_errors err;
 	double lse_err;
+	double floor_err; /* norm_rel_err of the exact output rounded once to the output format */
 	unsigned char out_state; /* skv_app_out_state of the whole output */
 	unsigned char lse_state; /* skv_app_lse_state of the merged LSE (worst row) */
 } skv_app_row;

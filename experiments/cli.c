@@ -34,6 +34,8 @@ static void usage(FILE *f)
 		"  EXPERIMENT.csv   one row per point and trial: experiment, every parameter, trial,\n"
 		"                   max_abs_err, max_rel_err, norm_rel_err, ulp_err (in ulps of the\n"
 		"                   output format), lse_err (|merged LSE - exact LSE|, natural log),\n"
+		"                   floor_err (norm_rel_err of the exact output rounded once to the\n"
+		"                   output format: what no kernel can beat),\n"
 		"                   out_state (finite, nan, inf), lse_state (finite, -inf, +inf, nan)\n"
 		"  EXPERIMENT.md    median and max over the trials of each point\n"
 		"  EXPERIMENT.meta  command, seed, versions, git commit, date and wall time\n"

@@ -339,6 +339,22 @@ static int kernel_run_do(engine *en, kernel_run *kr)
 	return st;
 }
 
+/* The floor of the output format: the normwise error of the exact output
+ * rounded once to it, which no computation in that format can beat. */
+static int floor_err(double *fe, const skv_dd *truth, size_t n, skv_format f)
+{
+	double *fl = malloc(n * sizeof *fl);
+	if (!fl)
+		return SKV_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		fl[i] = skv_dd_round(f, truth[i]);
+	skv_errors e;
+	int rc = skv_errors_compute(&e, fl, truth, n, f);
+	*fe = e.norm_rel;
+	free(fl);
+	return rc;
+}
+
 /* NaN anywhere wins over an infinity, which wins over finite. */
 static int out_state(const double *o, size_t n)
 {
@@ -404,6 +420,8 @@ static int row_split(engine *en, size_t r)
 		rc = SKV_ENOMEM;
 	if (rc == SKV_OK)
 		rc = skv_errors_compute(&en->rows[r].err, out, masked ? zero : in->tout, d, cfg.output);
+	if (rc == SKV_OK)
+		rc = floor_err(&en->rows[r].floor_err, masked ? zero : in->tout, d, cfg.output);
 	if (rc == SKV_OK) {
 		skv_dd tl = masked ? (skv_dd){-INFINITY, 0.0} : dd_add(in->tlse[0], v[SKV_APP_P_LSE_OFFSET].r);
 		en->rows[r].lse_err = skv_abs_err(lse, tl);
@@ -431,6 +449,8 @@ static int row_online(engine *en, size_t r)
 					  (int)v[SKV_APP_P_CAUSAL].u, v[SKV_APP_P_LSE_OFFSET].r, &cfg);
 	if (rc == SKV_OK)
 		rc = skv_errors_compute(&en->rows[r].err, out, in->tout, nq * d, cfg.output);
+	if (rc == SKV_OK)
+		rc = floor_err(&en->rows[r].floor_err, in->tout, nq * d, cfg.output);
 	if (rc == SKV_OK) {
 		double m = 0.0;
 		int ls = SKV_APP_LSE_FINITE;

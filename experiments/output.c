@@ -23,9 +23,11 @@ static double m_rel(const skv_app_row *r) { return r->err.max_rel; }
 static double m_norm(const skv_app_row *r) { return r->err.norm_rel; }
 static double m_ulp(const skv_app_row *r) { return r->err.ulp; }
 static double m_lse(const skv_app_row *r) { return r->lse_err; }
+static double m_floor(const skv_app_row *r) { return r->floor_err; }
 
 static const metric metrics[] = {
 	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp}, {"lse_err", m_lse},
+	{"floor_err", m_floor},
 };
 enum { NMETRICS = sizeof metrics / sizeof metrics[0] };
 

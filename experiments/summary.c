@@ -568,6 +568,26 @@ static int systems(FILE *f, const skv_results *r, char *err, size_t errlen)
 			   "smallest median normwise error at %zu of the %zu operating points and %s the largest at %zu "
 			   "(ties keep the order of the sweep).",
 			skv_groups_value(&pre, r, bi, 0), first[bi], g.n, skv_groups_value(&pre, r, wi, 0), last[wi]);
+	/* How far each preset sits above its output format's floor: the exact
+	 * answer rounded once to the output format, which no kernel beats. */
+	size_t fm;
+	if (skv_results_metric(r, "floor_err", &fm) == SKV_OK) {
+		fputs(" Against the floor (the exact output rounded once to the preset's output format), the largest "
+		      "ratio of median error to median floor over the operating points is ", f);
+		for (size_t j = 0; j < pre.n; j++) {
+			double worst = 0.0;
+			for (size_t p = 0; p < r->npoints; p++) {
+				if (pre.of_point[p] != j)
+					continue;
+				double e = skv_results_stat(r, p, m)->median, fl = skv_results_stat(r, p, fm)->median;
+				if (fl > 0.0 && !isnan(e))
+					worst = fmax(worst, e / fl);
+			}
+			fprintf(f, "%s%s (%s)", sep(j, pre.n), num(a, worst), skv_groups_value(&pre, r, j, 0));
+		}
+		fputs(": near 1, the kernel and merge add nothing to the output rounding; far above it, they "
+		      "dominate.", f);
+	}
 	nan_sentence(f, r, m, 1);
 	fprintf(f, "\n\n%s", table);
 	free(table), free(ord), free(first), free(last);

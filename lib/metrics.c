@@ -17,6 +17,25 @@
  *   error of 50% or more reported to within a few fp64 ulps of itself.
  * - c - hi can overflow to +-inf only when |c - t| really exceeds DBL_MAX.
  */
+/* RN_f(hi) is RN_f(hi + lo) unless hi is itself a midpoint of f (or the
+ * overflow threshold, the midpoint to infinity): the
+ * midpoints of every format with p < 53 are doubles, and |lo| <= ulp(hi)/2
+ * keeps t and hi on the same side of every other one. At a midpoint the
+ * tie is not a tie for t: lo decides, so round the next double toward lo. */
+double skv_dd_round(skv_format f, skv_dd t)
+{
+	double r = skv_round(f, t.hi);
+	if (t.lo == 0.0 || r == t.hi || !isfinite(t.hi))
+		return r;
+	/* hi at the overflow threshold (a tie that goes to infinity): lo
+	 * decides too, and beyond it the next double still overflows */
+	if (!isfinite(r))
+		return skv_round(f, nextafter(t.hi, t.lo > 0 ? INFINITY : -INFINITY));
+	if (fabs(t.hi - r) == 0.5 * skv_ulp(f, r) || (fabs(r) > fabs(t.hi) && fabs(t.hi - r) == 0.25 * skv_ulp(f, r)))
+		return skv_round(f, nextafter(t.hi, t.lo > 0 ? INFINITY : -INFINITY));
+	return r;
+}
+
 double skv_abs_err(double c, skv_dd t)
 {
 	if (isnan(c) || isnan(t.hi) || isnan(t.lo))

@@ -208,6 +208,10 @@ int skv_errors_compute(skv_errors *e, const double *computed, const skv_dd *trut
 /* |c - t| keeping the truth's extra precision; 0 when both are the same
  * infinity, +inf when only one is infinite, NaN for NaN. */
 double skv_abs_err(double c, skv_dd t);
+/* t = hi + lo rounded once, to nearest even, to format f: the best any
+ * computation in f can return, so skv_errors of these values against t is
+ * the floor of a format (the error of the exact answer stored in it). */
+double skv_dd_round(skv_format f, skv_dd t);
 
 /* ------------------------------------------------- precision configuration */
 

@@ -285,12 +285,40 @@ static void test_physics_controls(void **state)
 	skv_app_spec_free(&s);
 }
 
+/* No output stored in a format beats the exact answer rounded once to it,
+ * element by element, so norm_rel_err >= floor_err on every finite row; and
+ * the floor is the format's: about u for bf16 and fp16, tiny for fp64. */
+static void test_floor(void **state)
+{
+	(void)state;
+	skv_app_spec s;
+	skv_app_result r;
+	make_spec(&s, "systems", "--ctx=512 --head-dim=32 --splits=1,8 --lse-offset=0,500 --trials=2");
+	run_engine(&r, &s);
+	skv_app_value v[SKV_APP_NPARAMS];
+	for (size_t k = 0; k < r.nrows; k++) {
+		const skv_app_row *row = &r.rows[k];
+		skv_app_spec_values(&s, row->point, v);
+		double u = skv_format_unit_roundoff((skv_format)v[SKV_APP_P_OUTPUT].u);
+		if (!(row->floor_err > 0.0 && row->floor_err <= u))
+			fail_msg("%s:%d: row %zu: floor %a outside (0, u = %a]", __FILE__, __LINE__, k, row->floor_err, u);
+		if (v[SKV_APP_P_OUTPUT].u != SKV_FP64 && !(row->floor_err >= u / 16))
+			fail_msg("%s:%d: row %zu: floor %a far below u = %a", __FILE__, __LINE__, k, row->floor_err, u);
+		if (!isnan(row->err.norm_rel) && !(row->err.norm_rel >= row->floor_err))
+			fail_msg("%s:%d: row %zu: error %a below the floor %a", __FILE__, __LINE__, k, row->err.norm_rel,
+				 row->floor_err);
+	}
+	skv_app_result_free(&r);
+	skv_app_spec_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sharing),       cmocka_unit_test(test_reproduce_row),
 		cmocka_unit_test(test_determinism),   cmocka_unit_test(test_physics_fp64),
 		cmocka_unit_test(test_physics_fp16_lse), cmocka_unit_test(test_physics_controls),
+		cmocka_unit_test(test_floor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

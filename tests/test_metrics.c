@@ -3,6 +3,7 @@
 #include <mpfr.h>
 
 #include "testutil.h"
+#include "ref_mpfr.h"
 
 static skv_dd dd(double hi, double lo) { return (skv_dd){hi, lo}; }
 
@@ -331,6 +332,94 @@ static void test_errors_bad_input(void **state)
 	assert_memory_equal(&e, &sentinel, sizeof e);
 }
 
+/* skv_dd_round against MPFR's one rounding of hi + lo: at every midpoint
+ * of fp16 and bf16 with lo either side (where rounding hi alone ties the
+ * wrong way), at the overflow threshold, and on random pairs in every
+ * format. */
+/* The reference: hi + lo exact in MPFR, then one rounding written out by
+ * hand (not through a narrowed exponent range, where MPFR's underflow
+ * rounds the p-bit result again): below 2^emin a multiple of the smallest
+ * subnormal by mpfr_rint, else p bits, and the overflow threshold
+ * (2 - 2^-p) 2^emax (ties go to infinity, the even side). */
+static double ref_dd_round(skv_format f, double hi, double lo)
+{
+	const int p = skv_format_precision(f), emin = skv_format_emin(f), emax = skv_format_emax(f);
+	mpfr_t s, r;
+	mpfr_init2(s, 2200);
+	mpfr_init2(r, p);
+	mpfr_set_d(s, hi, MPFR_RNDN);
+	mpfr_add_d(s, s, lo, MPFR_RNDN); /* exact at 2200 bits */
+	double y;
+	mpfr_t lim;
+	mpfr_init2(lim, 2);
+	mpfr_set_ui_2exp(lim, 1, emin, MPFR_RNDN); /* 2^emin, the smallest normal */
+	int sub = mpfr_cmpabs(s, lim) < 0;
+	mpfr_clear(lim);
+	if (sub) {
+		mpfr_mul_2si(s, s, p - 1 - emin, MPFR_RNDN); /* in units of the smallest subnormal */
+		mpfr_rint(s, s, MPFR_RNDN);
+		y = ldexp(mpfr_get_d(s, MPFR_RNDN), emin - p + 1);
+		if (y == 0.0 && (hi < 0 || (hi == 0 && lo < 0)))
+			y = -0.0;
+	} else {
+		mpfr_set(r, s, MPFR_RNDN);
+		y = mpfr_get_d(r, MPFR_RNDN);
+		mpfr_t th;
+		mpfr_init2(th, p + 2);
+		mpfr_set_ui_2exp(th, (2u << p) - 1u, emax - p, MPFR_RNDN); /* (2 - 2^-p) 2^emax */
+		if (mpfr_cmpabs(s, th) >= 0)
+			y = hi < 0 ? -INFINITY : INFINITY;
+		mpfr_clear(th);
+	}
+	mpfr_clears(s, r, (mpfr_ptr)0);
+	return y;
+}
+
+static void check_dd_round(skv_format f, double hi, double lo, int line)
+{
+	skv_dd t = {hi, lo};
+	double got = skv_dd_round(f, t), want = ref_dd_round(f, hi, lo);
+	if (!ref_same(got, want))
+		fail_msg("%s:%d: skv_dd_round(%s, %a + %a) = %a, want %a", __FILE__, line, skv_format_name(f), hi, lo,
+			 got, want);
+}
+
+static void test_dd_round(void **state)
+{
+	(void)state;
+	const skv_format narrow[] = {SKV_FP16, SKV_BF16};
+	for (size_t k = 0; k < 2; k++) {
+		skv_format f = narrow[k];
+		for (unsigned b = 0; b < 0x7c00u + (f == SKV_BF16) * 0x0380u; b++) {
+			double a = ref_decode16(f, b), c = ref_decode16(f, b + 1);
+			if (!isfinite(a) || !isfinite(c))
+				continue;
+			double m = 0.5 * a + 0.5 * c; /* exact: a midpoint is a double */
+			double q = 0.25 * (nextafter(m, INFINITY) - m);
+			for (int s = -1; s <= 1; s += 2) {
+				check_dd_round(f, m, s * q, __LINE__);
+				check_dd_round(f, -m, s * q, __LINE__);
+			}
+		}
+		/* the overflow threshold (2 - 2^-p) 2^emax, just below and above it */
+		double th = ldexp(2.0 - ldexp(1.0, -skv_format_precision(f)), skv_format_emax(f));
+		double q = 0.25 * (nextafter(th, INFINITY) - th);
+		check_dd_round(f, th, -q, __LINE__);
+		check_dd_round(f, th, q, __LINE__);
+		check_dd_round(f, -th, q, __LINE__);
+	}
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		double hi = ldexp((double)(x >> 11) * 0x1p-53 + 0.5, (int)(x % 80) - 40);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double lo = ((double)(x >> 11) * 0x1p-53 - 0.5) * (nextafter(hi, INFINITY) - hi);
+		for (int f = 0; f < SKV_NFORMATS; f++)
+			check_dd_round((skv_format)f, hi, lo, __LINE__);
+	}
+	check_dd_round(SKV_FP16, 1.0, 0.0, __LINE__);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_errors_norm_scaling),
 		cmocka_unit_test(test_errors_vs_mpfr),
 		cmocka_unit_test(test_errors_bad_input),
+		cmocka_unit_test(test_dd_round),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -584,6 +584,26 @@ static void preset_keys(void **state)
 	skv_results_free(&r);
 }
 
+/* The floor sentence: the largest median error / median floor per preset. */
+static void systems_floor(void **state)
+{
+	(void)state;
+	skv_results r = table("experiment,preset,input,splits,trial,norm_rel_err,floor_err\n"
+			      "systems,a,bf16,1,0,2e-3,1e-3\n"
+			      "systems,a,bf16,64,0,1.5e-3,1e-3\n"
+			      "systems,b,fp16,1,0,1e-3,1e-3\n"
+			      "systems,b,fp16,64,0,5e-3,1e-3\n",
+			      "systems");
+	text out;
+	char err[256];
+	text_open(&out);
+	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	char *sum = text_close(&out);
+	CONTAINS(sum, "largest ratio of median error to median floor over the operating points is 2 (a) and 5 (b)");
+	free(sum);
+	skv_results_free(&r);
+}
+
 static void empty_split_outcomes(void **state)
 {
 	(void)state;
@@ -627,6 +647,7 @@ int main(void)
 		cmocka_unit_test(block_size_trend_and_causal),
 		cmocka_unit_test(uneven_generic_and_nan),
 		cmocka_unit_test(preset_keys),
+		cmocka_unit_test(systems_floor),
 		cmocka_unit_test(empty_split_outcomes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
