@@ -197,37 +197,44 @@ int skv_app_write_md(FILE *f, const skv_app_spec *s, const skv_app_result *r)
  * folder; "unknown" when git or a commit is missing. Metadata only. */
 static void git_commit(char *buf, size_t n)
 {
-	char exe[4096], cmd[8192];
+	char exe[4096], dir[8192], cmd[20000];
 	snprintf(buf, n, "unknown");
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	size_t c = 0;
-	if (len > 0) {
+	if (len <= 0)
+		snprintf(exe, sizeof exe, ".");
+	else {
 		exe[len] = '\0';
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		/* Quote the folder for the shell: ' becomes '\''. */
-		c = (size_t)snprintf(cmd, sizeof cmd, "git -C '");
-		for (const char *p = exe; *p && c + 8 < sizeof cmd; p++) {
-			if (*p == '\'') {
-				memcpy(cmd + c, "'\\''", 4);
-				c += 4;
-			} else {
-				cmd[c++] = *p;
-			}
-		}
-		snprintf(cmd + c, sizeof cmd - c, "' rev-parse HEAD 2>/dev/null");
-	} else {
-		snprintf(cmd, sizeof cmd, "git rev-parse HEAD 2>/dev/null");
 	}
+	/* Quote the folder for the shell: ' becomes '\''. */
+	size_t c = 0;
+	for (const char *p = exe; *p && c + 8 < sizeof dir; p++) {
+		if (*p == '\'') {
+			memcpy(dir + c, "'\\''", 4);
+			c += 4;
+		} else {
+			dir[c++] = *p;
+		}
+	}
+	dir[c] = '\0';
+	/* The commit, and "dirty" when the sources differ from it (a report's
+	 * own tables may be rewritten meanwhile: only the code counts). */
+	snprintf(cmd, sizeof cmd,
+		 "git -C '%s' rev-parse HEAD 2>/dev/null && { git -C '%s' diff --quiet HEAD -- ':/lib' ':/experiments' "
+		 "':/scripts' ':/Makefile' 2>/dev/null || echo dirty; }",
+		 dir, dir);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return;
-	char line[128];
+	char line[128], more[128];
 	if (fgets(line, sizeof line, p)) {
 		line[strcspn(line, "\r\n")] = '\0';
-		if (strlen(line) >= 7 && strspn(line, "0123456789abcdef") == strlen(line))
-			snprintf(buf, n, "%s", line);
+		if (strlen(line) >= 7 && strspn(line, "0123456789abcdef") == strlen(line)) {
+			int dirty = fgets(more, sizeof more, p) && strncmp(more, "dirty", 5) == 0;
+			snprintf(buf, n, "%s%s", line, dirty ? " (with uncommitted changes to the sources)" : "");
+		}
 	}
 	pclose(p);
 }
