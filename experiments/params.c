@@ -98,7 +98,8 @@ const skv_app_param skv_app_params[SKV_APP_NPARAMS] = {
 	[SKV_APP_P_CTX] = {"ctx", "ctx", INT(1, 1u << 24), ALL, 0, "4096", "keys in the context"},
 	[SKV_APP_P_HEAD_DIM] = {"head-dim", "head_dim", INT(1, 4096), ALL, 0, "128", "head dimension d"},
 	[SKV_APP_P_DIST] = {"dist", "dist", ENUM(en_dist), ALL, 0, "gaussian",
-			    "score distribution (sink: key 0 carries about 87% of the mass)"},
+			    "score distribution (sink: key 0 carries about 87% of the mass; ramp: a recency "
+			    "bias of 8 nats across the context, the running max moves at every block)"},
 	[SKV_APP_P_SCORE_SCALE] = {"score-scale", "score_scale", REAL(0, 1e6, 1), ALL, 0, "0.5",
 				   "standard deviation of q (K and V are N(0, 1))"},
 	[SKV_APP_P_INPUT] = {"input", "input", ENUM(en_format), ALL, 0, "fp32",

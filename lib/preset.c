@@ -13,7 +13,9 @@ static const skv_preset presets[] = {
 	{"fa2",
 	 "FlashAttention 2: bf16 in (fp16 selectable), fp32 scores and accumulation, P rounded to the input "
 	 "type before P.V, natural LSE, fp32 partials and LSE, fp32 one-pass combine in split order, output in "
-	 "the input type; an all-empty row gets LSE +inf",
+	 "the input type; an all-empty row gets LSE +inf. (FA2's split kernel takes exp2 of scores pre-scaled by "
+	 "log2 e and stores a natural LSE; here the split computes in base e throughout, a difference of one fp32 "
+	 "rounding per score.)",
 	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E},
 	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_FA2, 0},
 	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},

@@ -156,10 +156,11 @@ typedef struct {
 /* Draws a problem from the seed: q first, then K, then V, row-major, one
  * skv_rng_normal each, times score_scale for q, rounded to input.
  * SKV_EINVAL for nq, n or d of 0, a non-finite or non-positive score_scale,
- * or a bad format/dist; SKV_ENOMEM; SKV_ERANGE when a drawn value (or the
- * sink key) overflows the input format, or the sink has no direction (query
- * row 0 rounded to all zeros). The sink key is k_0 = RN(q_0 * t) with t set
- * so that scale * (q_0 . k_0) = log(n) + 2 before rounding (lib/problem.c). */
+ * or a bad format/dist; SKV_ENOMEM; SKV_ERANGE when a drawn value (or a
+ * sink or ramp key) overflows the input format, or the sink or ramp has no
+ * direction (query row 0 rounded to all zeros). The sink key is
+ * k_0 = RN(q_0 * t) with t set so that scale * (q_0 . k_0) = log(n) + 2
+ * before rounding; the ramp adds q_0 * t_j to key j (lib/problem.c). */
 int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dist,
 		     double score_scale, skv_format input, uint64_t seed);
 void skv_problem_free(skv_problem *p);
@@ -449,22 +450,26 @@ int skv_fa2_bounds(size_t *bounds, size_t n, size_t block_n, size_t S);
 /* outs [S][H][d], lses [S][H] natural-log LSEs (-inf for an empty split whose
  * row is zero), out [H][d]: the exact attention output over the whole context
  * to within 1e-10 absolute, independent of the order of the splits (bit for
- * bit). SKV_EINVAL: S, H or d of 0, NULL, a NaN or +inf LSE, a head whose
- * splits are all empty. */
+ * bit). The rows of empty splits are never read. SKV_EINVAL: S, H or d of
+ * 0, NULL, a NaN or +inf LSE, a head whose splits are all empty, a NaN or
+ * infinite value in the row of a non-empty split. */
 int skv_merge_partials(double *out, const double *outs, const double *lses, size_t S, size_t H,
 		       size_t d);
 
 /* Merges two online-softmax blocks (max m_i, exp-sum l_i, unnormalized
  * accumulator acc[i][D]): m = max(m1, m2), a_i = exp(m_i - m),
- * l = a1 l1 + a2 l2, out = (a1 acc_1 + a2 acc_2) / l. Two empty blocks
- * (l1 = l2 = 0) give m = -inf, l = 0, out = 0. SKV_EINVAL: non-finite or
- * negative sums, NaN or +inf maxes, D == 0, NULL pointers. */
+ * l = a1 l1 + a2 l2, out = (a1 acc_1 + a2 acc_2) / l; a block with max -inf
+ * weighs 0. When l is 0 the output is 0, never 0/0: two empty blocks give
+ * m = -inf, l = 0, out = 0. SKV_EINVAL: non-finite or negative sums, NaN or
+ * +inf maxes, D == 0, NULL pointers. */
 int skv_merge_states(double *merged_max, double *merged_sum, double *merged_out, const double max[2],
 		     const double sum[2], const double *acc, size_t D);
 
 /* softmax(q k^T / sqrt(d) + M) v in float32 arithmetic, online over blocks of
- * block_size keys; q [Tq][d], k, v [Tk][d], out [Tq][d]. SKV_EINVAL: a zero
- * size, block_size not dividing Tk, causal with Tq != Tk, NULL. */
+ * block_size keys; q [Tq][d], k, v [Tk][d], out [Tq][d]. An instance of
+ * skv_attention_online with every stage fp32. SKV_EINVAL: a zero size,
+ * block_size not dividing Tk, causal with Tq != Tk, NULL, a NaN or infinite
+ * input (it would come out as a silent NaN). */
 int skv_attention_blockwise_f32(float *out, const float *q, const float *k, const float *v, size_t Tq,
 				size_t Tk, size_t d, size_t block_size, int causal);
 
