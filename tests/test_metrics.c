@@ -364,9 +364,12 @@ static double ref_dd_round(skv_format f, double hi, double lo)
 	} else {
 		mpfr_set(r, s, MPFR_RNDN);
 		y = mpfr_get_d(r, MPFR_RNDN);
-		mpfr_t th;
-		mpfr_init2(th, p + 2);
-		mpfr_set_ui_2exp(th, (2u << p) - 1u, emax - p, MPFR_RNDN); /* (2 - 2^-p) 2^emax */
+		mpfr_t th, h;
+		mpfr_inits2(p + 2, th, h, (mpfr_ptr)0);
+		mpfr_set_ui_2exp(th, 1, emax + 1, MPFR_RNDN);
+		mpfr_set_ui_2exp(h, 1, emax - p, MPFR_RNDN);
+		mpfr_sub(th, th, h, MPFR_RNDN); /* (2 - 2^-p) 2^emax, exact in p + 2 bits */
+		mpfr_clear(h);
 		if (mpfr_cmpabs(s, th) >= 0)
 			y = hi < 0 ? -INFINITY : INFINITY;
 		mpfr_clear(th);
@@ -401,12 +404,18 @@ static void test_dd_round(void **state)
 				check_dd_round(f, -m, s * q, __LINE__);
 			}
 		}
-		/* the overflow threshold (2 - 2^-p) 2^emax, just below and above it */
+	}
+	/* the overflow threshold (2 - 2^-p) 2^emax (a double for p < 53), lo
+	 * just below and above it */
+	const skv_format wide[] = {SKV_FP16, SKV_BF16, SKV_FP32};
+	for (size_t k = 0; k < 3; k++) {
+		skv_format f = wide[k];
 		double th = ldexp(2.0 - ldexp(1.0, -skv_format_precision(f)), skv_format_emax(f));
 		double q = 0.25 * (nextafter(th, INFINITY) - th);
 		check_dd_round(f, th, -q, __LINE__);
 		check_dd_round(f, th, q, __LINE__);
 		check_dd_round(f, -th, q, __LINE__);
+		check_dd_round(f, -th, -q, __LINE__);
 	}
 	uint64_t x = 0x9e3779b97f4a7c15u;
 	for (int i = 0; i < 200000; i++) {
