@@ -60,7 +60,9 @@ sanitize:
 bench: $(BENCHES)
 	@for b in $(BENCHES); do $$b; done
 
+# deps.sh again: gnuplot may have gone since the build stamp was made.
 report: $(B)/skv
+	@sh scripts/deps.sh
 	@sh scripts/report.sh
 
 clean:
