@@ -285,6 +285,20 @@ static int reduction_order(FILE *f, const skv_results *r, char *err, size_t errl
 		return rc;
 	skv_spread *s = malloc((g.n ? g.n : 1) * sizeof *s);
 	rc = s ? skv_find_spreads(s, r, &g, m) : SKV_ENOMEM;
+	/* The ulp metric is a max over elements and the smallest elements have
+	 * the smallest ulps: the normwise error in units of the output format's
+	 * unit roundoff says how far the order moves the output as a whole. */
+	size_t mn;
+	skv_format of;
+	const char *outname = skv_results_varies(r, "output") ? NULL : skv_results_get(r, 0, "output");
+	int normwise = skv_results_metric(r, "norm_rel_err", &mn) == SKV_OK && outname &&
+		       skv_format_parse(&of, outname) == SKV_OK;
+	skv_spread *sn = normwise ? malloc((g.n ? g.n : 1) * sizeof *sn) : NULL;
+	if (!rc && normwise && (!sn || skv_find_spreads(sn, r, &g, mn) != SKV_OK)) {
+		free(sn);
+		sn = NULL;
+	}
+	const double uo = sn ? skv_format_unit_roundoff(of) : 0.0;
 	if (!rc && g.n) {
 		size_t lo = 0, hi = 0, top = 0;
 		for (size_t i = 1; i < g.n; i++) {
@@ -296,18 +310,32 @@ static int reduction_order(FILE *f, const skv_results *r, char *err, size_t errl
 			   "largest error by a median of %s to %s %s across the configurations in the table below",
 			s[0].npoints, num(a, s[lo].median), num(b, s[hi].median), u);
 		fprintf(f, ", and by at most %s (%s).", num(a, s[top].max), nk ? group_label(lab, &g, r, top, NULL) : r->name);
-		fprintf(f, "\n\n| configuration | median spread (%s) | largest spread | lowest median error | highest median "
-			   "error | trials |\n|---|---:|---:|---|---|---:|\n", u);
+		if (sn) {
+			size_t nlo = 0, nhi = 0;
+			for (size_t i = 1; i < g.n; i++) {
+				nlo = sn[i].median < sn[nlo].median ? i : nlo;
+				nhi = sn[i].median > sn[nhi].median ? i : nhi;
+			}
+			fprintf(f, " That ulp count is set by the output's smallest elements; normwise, the order moves "
+				   "||o - o*||_2 / ||o*||_2 by a median of %s to %s units of %s's unit roundoff u.",
+				num(a, sn[nlo].median / uo), num(b, sn[nhi].median / uo), outname);
+		}
+		fprintf(f, "\n\n| configuration | median spread (%s) | largest spread |%s lowest median error | highest "
+			   "median error | trials |\n|---|---:|---:|%s---|---|---:|\n",
+			u, sn ? " median spread, normwise (u) |" : "", sn ? "---:|" : "");
 		for (size_t i = 0; i < g.n; i++) {
-			char c1[NUM], c2[NUM];
-			fprintf(f, "| %s | %s | %s | %s (%s) | %s (%s) | %zu |\n",
-				nk ? group_label(lab, &g, r, i, NULL) : r->name, num(a, s[i].median), num(b, s[i].max),
-				skv_results_get(r, s[i].lo, "order"), num(c1, skv_results_stat(r, s[i].lo, m)->median),
-				skv_results_get(r, s[i].hi, "order"), num(c2, skv_results_stat(r, s[i].hi, m)->median),
-				s[i].ntrials);
+			char c1[NUM], c2[NUM], c3[NUM];
+			fprintf(f, "| %s | %s | %s |", nk ? group_label(lab, &g, r, i, NULL) : r->name, num(a, s[i].median),
+				num(b, s[i].max));
+			if (sn)
+				fprintf(f, " %s |", num(c3, sn[i].median / uo));
+			fprintf(f, " %s (%s) | %s (%s) | %zu |\n", skv_results_get(r, s[i].lo, "order"),
+				num(c1, skv_results_stat(r, s[i].lo, m)->median), skv_results_get(r, s[i].hi, "order"),
+				num(c2, skv_results_stat(r, s[i].hi, m)->median), s[i].ntrials);
 		}
 	}
 	free(s);
+	free(sn);
 	skv_groups_free(&g);
 	if (!rc)
 		nan_sentence(f, r, m, 0);

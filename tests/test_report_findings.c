@@ -584,6 +584,28 @@ static void preset_keys(void **state)
 	skv_results_free(&r);
 }
 
+/* The normwise order spread, in units of the output format's u = 2^-24:
+ * per-trial ranges 2e-7 and 0, median 1e-7, that is 1.7 u. */
+static void reduction_order_normwise(void **state)
+{
+	(void)state;
+	skv_results r = table("experiment,order,output,trial,ulp_err,norm_rel_err\n"
+			      "reduction-order,seq,fp32,0,10,1e-7\n"
+			      "reduction-order,seq,fp32,1,10,2e-7\n"
+			      "reduction-order,rev,fp32,0,30,3e-7\n"
+			      "reduction-order,rev,fp32,1,10,2e-7\n",
+			      "reduction-order");
+	text out;
+	char err[256];
+	text_open(&out);
+	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	char *sum = text_close(&out);
+	CONTAINS(sum, "by a median of 1.7 to 1.7 units of fp32's unit roundoff u");
+	CONTAINS(sum, "| median spread, normwise (u) |");
+	free(sum);
+	skv_results_free(&r);
+}
+
 /* The floor sentence: the largest median error / median floor per preset. */
 static void systems_floor(void **state)
 {
@@ -647,6 +669,7 @@ int main(void)
 		cmocka_unit_test(block_size_trend_and_causal),
 		cmocka_unit_test(uneven_generic_and_nan),
 		cmocka_unit_test(preset_keys),
+		cmocka_unit_test(reduction_order_normwise),
 		cmocka_unit_test(systems_floor),
 		cmocka_unit_test(empty_split_outcomes),
 	};
