@@ -174,8 +174,9 @@ typedef enum {
 #define SKV_NFNS 6
 
 /* Slow path (lib/arith.c): fn(x) evaluated with MPFR at 128 bits, rounded
- * to odd in double, then rounded to f (fp16 or bf16). NaN for another f or
- * an unknown fn. */
+ * to odd in double, then rounded to f (fp16, bf16 or fp32: round to odd at
+ * 53 bits then to p <= 51 bits is one correct rounding). NaN for fp64, an
+ * unknown f or fn. */
 double skv_fn_hard(skv_format f, skv_fn fn, double x);
 
 /* Relative half-width of the uncertainty interval around a libm result y.
@@ -187,16 +188,16 @@ double skv_fn_hard(skv_format f, skv_fn fn, double x);
 
 /*
  * y = libm fn(x) in double, rounded to f.
- * fp64: y itself (faithful). fp32: RN32(y) (faithful: y is within a double
- * ulp of the exact value, so RN32(y) is one of the two fp32 values around
- * it). fp16, bf16: correctly rounded. The exact value lies in
+ * fp64: y itself (faithful). fp32, fp16, bf16: correctly rounded. The exact value lies in
  * I = [y - d, y + d], d = |y| 2^-46 (see SKV_FN_MARGIN). Rounding is
  * monotone, so if both ends of I round to the same value r, every point of I
  * does, and r is the correctly rounded result. Otherwise a format midpoint
  * lies in I (a hard case: for 16-bit formats a few inputs at most, typically
  * none, since the exact value of a transcendental function is never a
- * midpoint except at the exact cases), and the value is recomputed with
- * MPFR. Infinite and NaN y are final (overflow, poles, domain errors).
+ * midpoint except at the exact cases; for fp32 about one call in 2^22), and
+ * the value is recomputed with MPFR. Infinite and NaN y are final
+ * (overflow, poles, domain errors). Correct rounding also makes the result
+ * independent of the platform's libm, as long as it is within 64 ulps.
  */
 static inline double skv_fn_finish_i(skv_format f, skv_fn fn, double x, double y)
 {
@@ -204,7 +205,7 @@ static inline double skv_fn_finish_i(skv_format f, skv_fn fn, double x, double y
 
 	switch (f) {
 	case SKV_FP64: return y;
-	case SKV_FP32: return (double)(float)y;
+	case SKV_FP32:
 	case SKV_FP16:
 	case SKV_BF16: break;
 	default: return NAN;
