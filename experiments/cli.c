@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"                   out_state (finite, nan, inf), lse_state (finite, -inf, +inf, nan)\n"
 		"  EXPERIMENT.md    median and max over the trials of each point\n"
 		"  EXPERIMENT.meta  command, seed, versions, git commit, date and wall time\n"
-		"The CSV is the same byte for byte for any --threads and on any machine.\n"
+		"The CSV is the same byte for byte for any --threads, and on any machine except\n"
+		"for fp64 exp and log, which are the C library's (every other operation is skv's own).\n"
 		"\n"
 		"exit status: 0 success, 1 runtime failure (I/O, memory), 2 bad usage.\n",
 		skv_version());
