@@ -6,6 +6,25 @@
 #include "scan.h"
 #include "fmt_inline.h"
 
+/*
+ * What storage costs, in exact arithmetic (tests/test_merge.c checks both
+ * bounds against the MPFR truth). With exact weights w_s = exp(L_s - L),
+ * sum w_s = 1, and o = sum w_s O_s:
+ *
+ * LSE storage. Stored L^_s = L_s + e_s gives weights
+ *   w^_s = w_s exp(e_s) / sum_t w_t exp(e_t),
+ * so w^_s / w_s lies in [exp(-2E), exp(2E)] with E = max_s |e_s|, and since
+ * both weight sets sum to 1, o^ - o = sum_s (w^_s - w_s)(O_s - o):
+ *   ||o^ - o|| <= (exp(2E) - 1) sum_s w_s ||O_s - o||.
+ * With |e_s| at most half an ulp of L_s (about u |L_s|) the error grows with the
+ * LSE magnitude, not with S, and vanishes at S = 1 (w^_1 = w_1 = 1) or when
+ * every split has the same output. The merged LSE moves by at most E.
+ *
+ * Partial storage. Stored O^_si = O_si (1 + d_si), |d_si| <= u:
+ *   ||o^ - o|| <= u sum_s w_s ||O_s||,
+ * about u ||o|| when the partials agree, more when they cancel.
+ */
+
 /* Everything a reduction step needs to know about the merge in progress. */
 typedef struct {
 	const skv_partials *sp;

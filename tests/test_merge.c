@@ -225,6 +225,86 @@ static void test_each_stage_rounds(void **state)
 	tcase_free(&t);
 }
 
+/* The storage bounds stated at the top of lib/merge.c, against the truth:
+ * LSE storage   ||o^ - o|| <= (exp(2E) - 1) sum_s w_s ||O_s - o||,
+ * partial storage ||o^ - o|| <= u sum_s w_s ||O_s||,
+ * with every other stage fp64 (its own error, about 1e-15, is the slack). */
+static void test_storage_bounds(void **state)
+{
+	(void)state;
+	tcase t;
+	const size_t n = 4096, d = 32;
+	tcase_init(&t, 1, n, d, SKV_DIST_GAUSSIAN, 1.0, SKV_FP64, 91, 0);
+	const double offs[] = {0, 30, 100, 1000};
+	const size_t Ss[] = {1, 4, 16, 64};
+	const skv_format fs[] = {SKV_FP16, SKV_BF16};
+	double tight_lse = 0, tight_part = 0;
+	double onorm = 0;
+	for (size_t i = 0; i < d; i++)
+		onorm += t.out[i].hi * t.out[i].hi;
+	onorm = sqrt(onorm);
+	for (size_t a = 0; a < NELEM(offs); a++)
+		for (size_t b = 0; b < NELEM(Ss); b++) {
+			const size_t S = Ss[b];
+			size_t bounds[65];
+			CHECK_OK(skv_bounds_even(bounds, n, S));
+			skv_config c64 = skv_config_uniform(SKV_FP64);
+			skv_partials raw, st;
+			CHECK_OK(skv_partials_init(&raw, S, d));
+			CHECK_OK(skv_partials_init(&st, S, d));
+			CHECK_OK(skv_split_kernel(&raw, &t.p, 0, bounds, S, 0, offs[a], &c64));
+			/* exact weights from the truth's LSE; sums for both bounds */
+			long double L = (long double)t.lse[0].hi + t.lse[0].lo + offs[a], spread = 0, mass = 0;
+			for (size_t s = 0; s < S; s++) {
+				long double w = expl((long double)raw.lse[s] - L), dn = 0, on = 0;
+				for (size_t i = 0; i < d; i++) {
+					long double x = raw.o[s * d + i];
+					dn += (x - t.out[i].hi) * (x - t.out[i].hi);
+					on += x * x;
+				}
+				spread += w * sqrtl(dn);
+				mass += w * sqrtl(on);
+			}
+			for (size_t k = 0; k < NELEM(fs); k++) {
+				skv_merge_spec sp = skv_merge_spec_default();
+				double o[32], lse;
+				/* LSE storage alone */
+				skv_config c = c64;
+				c.lse = fs[k];
+				CHECK_OK(skv_partials_store(&st, &raw, &c));
+				double E = 0;
+				for (size_t s = 0; s < S; s++)
+					E = fmax(E, fabs(st.lse[s] - raw.lse[s]));
+				CHECK_OK(skv_merge_run(o, &lse, &st, &sp, &c));
+				double e = norm_err(o, t.out, d, SKV_FP64);
+				double bound = (double)(expm1l(2.0L * E) * spread) / onorm;
+				if (!(e <= bound * (1 + 1e-9) + 1e-13))
+					fail_msg("%s:%d: lse %s, offset %a, S %zu: error %a above the bound %a (E %a)", __FILE__,
+						 __LINE__, skv_format_name(fs[k]), offs[a], S, e, bound, E);
+				if (bound > 1e-10)
+					tight_lse = fmax(tight_lse, e / bound);
+				/* partial storage alone */
+				c = c64;
+				c.partial = fs[k];
+				CHECK_OK(skv_partials_store(&st, &raw, &c));
+				CHECK_OK(skv_merge_run(o, &lse, &st, &sp, &c));
+				e = norm_err(o, t.out, d, SKV_FP64);
+				bound = (double)(skv_format_unit_roundoff(fs[k]) * mass) / onorm;
+				if (!(e <= bound * (1 + 1e-9) + 1e-13))
+					fail_msg("%s:%d: partial %s, offset %a, S %zu: error %a above the bound %a", __FILE__,
+						 __LINE__, skv_format_name(fs[k]), offs[a], S, e, bound);
+				tight_part = fmax(tight_part, e / bound);
+			}
+			skv_partials_free(&raw);
+			skv_partials_free(&st);
+		}
+	printf("# storage bounds hold; the tightest measured/bound: LSE %.2f, partial %.2f\n", tight_lse, tight_part);
+	/* the bounds are not vacuous: somewhere each is reached within 10x */
+	CHECK_GE("LSE bound tightness", tight_lse, 0.1);
+	CHECK_GE("partial bound tightness", tight_part, 0.1);
+	tcase_free(&t);
+}
+
 /* An fp16 LSE at a large offset costs what its spacing says: offset 1000
  * has spacing 0.5 in fp16, so weights are off by up to e^0.25. */
 static void test_fp16_lse_large_offset(void **state)
@@ -477,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_large_offsets_fp64),
 		cmocka_unit_test(test_lower_formats_error_order),
 		cmocka_unit_test(test_each_stage_rounds),
+		cmocka_unit_test(test_storage_bounds),
 		cmocka_unit_test(test_fp16_lse_large_offset),
 		cmocka_unit_test(test_orders_differ_in_fp16),
 		cmocka_unit_test(test_random_order_seeded),
