@@ -135,7 +135,7 @@ static void list(FILE *f)
 			p->follows & SKV_FOLLOW_P ? "(=input)" : "", skv_format_name(c->partial),
 			p->follows & SKV_FOLLOW_PARTIAL ? "(=output)" : "", skv_format_name(c->lse),
 			skv_format_name(c->combine), skv_format_name(c->output),
-			p->follows & SKV_FOLLOW_OUTPUT ? "(=input)" : "", c->base == SKV_BASE_2 ? "2" : "e");
+			p->follows & SKV_FOLLOW_OUTPUT ? "(=input)" : "", skv_lse_base_name(c->base));
 		fprintf(f, "%-16s merge=%s order=%s merge-threads=%u empty=%s round-states=%d\n", "",
 			skv_merge_name(p->merge.merge), skv_order_name(p->merge.order), p->merge.threads,
 			skv_empty_name(p->merge.empty), p->merge.round_states);

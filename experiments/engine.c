@@ -121,7 +121,7 @@ static skv_config config_of(const skv_app_value *v)
 	c.lse = (skv_format)v[SKV_APP_P_LSE].u;
 	c.combine = (skv_format)v[SKV_APP_P_COMBINE].u;
 	c.output = (skv_format)v[SKV_APP_P_OUTPUT].u;
-	c.base = v[SKV_APP_P_LSE_BASE].u == 1 ? SKV_BASE_2 : SKV_BASE_E; /* names "e", "2" */
+	c.base = (skv_lse_base)v[SKV_APP_P_LSE_BASE].u; /* the library's own values */
 	return c;
 }
 

@@ -24,9 +24,9 @@ SKV_APP_ENUM_ADAPTERS(dist, skv_dist, skv_dist_parse, skv_dist_name)
 SKV_APP_ENUM_ADAPTERS(merge, skv_merge, skv_merge_parse, skv_merge_name)
 SKV_APP_ENUM_ADAPTERS(order, skv_order, skv_order_parse, skv_order_name)
 SKV_APP_ENUM_ADAPTERS(empty, skv_empty, skv_empty_parse, skv_empty_name)
+SKV_APP_ENUM_ADAPTERS(base, skv_lse_base, skv_lse_base_parse, skv_lse_base_name)
 
 /* The program's own enumerations: one table of names each. */
-static const char *const base_names[] = {"e", "2"};
 static const char *const layout_names[SKV_APP_NLAYOUTS] = {"even",  "random",     "skewed",
 							   "holes", "last-empty", "all-empty"};
 
@@ -68,7 +68,6 @@ static int table_parse(unsigned *v, const char *s, const char *const *tab, unsig
 	}                                                                                         \
 	static const char *tag##_name(unsigned v) { return v < sizeof tab / sizeof tab[0] ? tab[v] : NULL; }
 
-SKV_APP_TABLE_ENUM(base, base_names)
 SKV_APP_TABLE_ENUM(layout, layout_names)
 
 static const skv_app_enum en_format = {"format", SKV_NFORMATS, format_name, format_parse};
@@ -77,7 +76,7 @@ static const skv_app_enum en_merge = {"merge", SKV_NMERGES, merge_name, merge_pa
 static const skv_app_enum en_order = {"order", SKV_NORDERS, order_name, order_parse};
 static const skv_app_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, empty_parse};
 static const skv_app_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
-static const skv_app_enum en_base = {"LSE base", sizeof base_names / sizeof base_names[0], base_name, base_parse};
+static const skv_app_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
 static const skv_app_enum en_layout = {"layout", SKV_APP_NLAYOUTS, layout_name, layout_parse};
 
 #define INT(lo, hi) SKV_APP_INT, NULL, (lo), (hi), 0, 0, 0
@@ -123,7 +122,9 @@ const skv_app_param skv_app_params[SKV_APP_NPARAMS] = {
 	[SKV_APP_P_P] = {"p", "p", ENUM(en_format), ALL, 0, "fp32",
 			 "format of the probabilities fed to P.V"},
 	[SKV_APP_P_LSE_BASE] = {"lse-base", "lse_base", ENUM(en_base), ALL, 0, "e",
-				"LSE base (2: scores pre-scaled by log2 e in compute)"},
+				"LSE base: e (exp, log), 2 (scores pre-scaled by log2 e in compute, exp2, log2 "
+				"throughout), e2 (base-2 arithmetic inside the split, natural LSE written and "
+				"merged, as FlashAttention does)"},
 	[SKV_APP_P_PARTIAL] = {"partial", "partial", ENUM(en_format), SPLIT, 0, "fp32",
 			       "storage of each split's normalized output"},
 	[SKV_APP_P_LSE] = {"lse", "lse", ENUM(en_format), SPLIT, 0, "fp32", "storage of each split's LSE"},

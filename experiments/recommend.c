@@ -14,7 +14,6 @@ enum { EXIT_USAGE = 2, EXIT_RUNTIME = 1 };
 static const char *const metric_names[SKV_REC_NMETRICS] = {"norm_rel_err", "max_abs_err", "ulp_err"};
 static const char *const layout_names[SKV_REC_NLAYOUTS] = {"fa2", "even"};
 static const char *const format_names[SKV_REC_NFORMATS] = {"text", "csv", "json"};
-static const char *const base_names[] = {"e", "2"};
 
 const char *skv_rec_metric_name(skv_rec_metric m)
 {
@@ -363,8 +362,9 @@ int skv_rec_parse(skv_rec_opts *out, skv_rec_format *fmt, int *help, int argc, c
 			stage_given[id - F_INPUT] = 1;
 			break;
 		case F_LSE_BASE:
-			st = parse_name(&u, fl, v, base_names, sizeof base_names / sizeof base_names[0], msg, len);
-			base = u == 0 ? SKV_BASE_E : SKV_BASE_2;
+			st = skv_lse_base_parse(&base, v) == SKV_OK
+				     ? SKV_OK
+				     : bad(msg, len, "--%s=%s: expected e, 2 or e2", fl, v);
 			base_given = 1;
 			break;
 		case F_LSE_OFFSET: st = parse_real(&o.lse_offset, fl, v, -MAX_OFFSET, MAX_OFFSET, 0, msg, len); break;

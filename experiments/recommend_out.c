@@ -45,7 +45,7 @@ static void describe_cfg(FILE *f, const skv_rec_opts *o)
 	fprintf(f, "input %s, compute %s, p %s, partial %s, lse %s, combine %s,\n  output %s, LSE base %s; merge %s, "
 		   "order %s, empty splits %s",
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
-		fmt_name(c->combine), fmt_name(c->output), c->base == SKV_BASE_2 ? "2" : "e",
+		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
 		skv_merge_name(o->spec.merge), skv_order_name(o->spec.order), skv_empty_name(o->spec.empty));
 }
 
@@ -291,7 +291,7 @@ void skv_rec_print_json(FILE *f, const skv_rec_opts *o, const skv_rec_result *r)
 		   "\"%s\", \"combine\": \"%s\", \"output\": \"%s\", \"lse_base\": \"%s\", \"merge\": \"%s\", \"order\": "
 		   "\"%s\", \"empty\": \"%s\"}, ",
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
-		fmt_name(c->combine), fmt_name(c->output), c->base == SKV_BASE_2 ? "2" : "e",
+		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
 		skv_merge_name(o->spec.merge), skv_order_name(o->spec.order), skv_empty_name(o->spec.empty));
 	fprintf(f, "\"metric\": \"%s\", \"tol\": ", skv_rec_metric_name(o->metric));
 	json_num(f, o->tol);

@@ -16,7 +16,7 @@ int skv_config_check(const skv_config *c)
 	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
 		if ((unsigned)fs[i] >= SKV_NFORMATS)
 			return SKV_EINVAL;
-	if (c->base != SKV_BASE_E && c->base != SKV_BASE_2)
+	if ((unsigned)c->base >= SKV_NBASES)
 		return SKV_EINVAL;
 	return SKV_OK;
 }
@@ -25,6 +25,7 @@ int skv_config_check(const skv_config *c)
 static const char *const merge_names[SKV_NMERGES] = {"onepass", "pairwise", "mean", "sum", "flex"};
 static const char *const order_names[SKV_NORDERS] = {"seq", "rev", "tree", "random", "asc", "desc", "strided"};
 static const char *const empty_names[SKV_NEMPTY] = {"guard", "fa2", "fa3", "none"};
+static const char *const base_names[SKV_NBASES] = {"e", "2", "e2"};
 
 static const char *name_of(const char *const *tab, unsigned n, unsigned v) { return v < n ? tab[v] : NULL; }
 
@@ -43,6 +44,16 @@ static int parse_in(unsigned *v, const char *const *tab, unsigned n, const char 
 const char *skv_merge_name(skv_merge m) { return name_of(merge_names, SKV_NMERGES, (unsigned)m); }
 const char *skv_order_name(skv_order o) { return name_of(order_names, SKV_NORDERS, (unsigned)o); }
 const char *skv_empty_name(skv_empty e) { return name_of(empty_names, SKV_NEMPTY, (unsigned)e); }
+const char *skv_lse_base_name(skv_lse_base b) { return name_of(base_names, SKV_NBASES, (unsigned)b); }
+
+int skv_lse_base_parse(skv_lse_base *b, const char *name)
+{
+	unsigned v;
+	int st = parse_in(&v, base_names, SKV_NBASES, name);
+	if (st == SKV_OK && b)
+		*b = (skv_lse_base)v;
+	return b ? st : SKV_EINVAL;
+}
 
 int skv_merge_parse(skv_merge *m, const char *name)
 {

@@ -80,7 +80,7 @@ int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const 
 		double m = -INFINITY, l = 0.0, *acc = out->acc + s * d;
 		memset(acc, 0, d * sizeof *acc);
 		skv_scan(&m, &l, acc, q, p->k, p->v, d, bounds[s], bounds[s + 1], block, &sc, cfg, zbuf);
-		out->m[s] = m;
+		out->m[s] = skv_scan_max_out(m, cfg);
 		out->l[s] = l;
 		skv_scan_finish(out->o + s * d, &out->lse[s], m, l, acc, d, cfg);
 	}

@@ -13,16 +13,15 @@ static const skv_preset presets[] = {
 	{"fa2",
 	 "FlashAttention 2: bf16 in (fp16 selectable), fp32 scores and accumulation, P rounded to the input "
 	 "type before P.V, natural LSE, fp32 partials and LSE, fp32 one-pass combine in split order, output in "
-	 "the input type; an all-empty row gets LSE +inf. (FA2's split kernel takes exp2 of scores pre-scaled by "
-	 "log2 e and stores a natural LSE; here the split computes in base e throughout, a difference of one fp32 "
-	 "rounding per score.)",
-	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E},
+	 "the input type; the split takes exp2 of scores pre-scaled by log2 e and writes a natural LSE "
+	 "(lse-base e2); an all-empty row gets LSE +inf",
+	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E2},
 	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_FA2, 0},
 	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
 	{"fa3",
 	 "FlashAttention 3: as fa2, but empty splits leave their partial rows unwritten (NaN here), the combine "
 	 "skips splits whose weight is not > 0 and stops at the last finite LSE; all-empty LSE -inf",
-	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E},
+	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E2},
 	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_FA3, 0},
 	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
 	{"flashinfer",
@@ -40,9 +39,10 @@ static const skv_preset presets[] = {
 	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_NONE, 0},
 	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
 	{"xformers",
-	 "xformers split-K: natural LSE, P cast to the value type before tl.dot (unverified in the notes: "
-	 "assumed), fp32 partials, LSE in fp64, fp32 combine with a tl.sum tree reduction; l == 0 gives 0",
-	 {B16, F32, B16, F32, F64, F32, B16, SKV_BASE_E},
+	 "xformers split-K: natural LSE from exp2 arithmetic inside the split (lse-base e2), P cast to the value "
+	 "type before tl.dot (unverified in the notes: assumed), fp32 partials, LSE in fp64, fp32 combine with a "
+	 "tl.sum tree reduction; l == 0 gives 0",
+	 {B16, F32, B16, F32, F64, F32, B16, SKV_BASE_E2},
 	 {SKV_MERGE_ONEPASS, SKV_ORDER_TREE, 0, 1, SKV_EMPTY_GUARD, 0},
 	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
 	{"sglang",

@@ -10,7 +10,7 @@ void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, 
 {
 	/* FlashInfer and TileLang fold log2 e into the softmax scale on the host,
 	 * so the kernel multiplies once by a constant rounded once. */
-	double k = cfg->base == SKV_BASE_2 ? SKV_LOG2E : 1.0;
+	double k = cfg->base != SKV_BASE_E ? SKV_LOG2E : 1.0;
 	sc->scale = skv_round_i(cfg->compute, scale * k);
 	sc->offset = skv_round_i(cfg->compute, lse_offset * k);
 }
@@ -22,7 +22,7 @@ void skv_scan(double *m, double *l, double *acc, const double *q, const double *
 	      double *zbuf)
 {
 	const skv_format c = cfg->compute, pf = cfg->p;
-	const int base2 = cfg->base == SKV_BASE_2;
+	const int base2 = cfg->base != SKV_BASE_E; /* the split's arithmetic */
 	if (block == 0)
 		block = hi - lo;
 	double mm = *m, ll = *l;
@@ -81,6 +81,17 @@ void skv_scan_finish(double *out, double *lse, double m, double l, const double 
 	}
 	for (size_t i = 0; i < d; i++)
 		out[i] = skv_div_i(c, acc[i], l);
+	if (cfg->base == SKV_BASE_E2) {
+		/* FlashAttention: lse = row_max * softmax_scale + log(row_sum), one
+		 * fused multiply-add; here m is in log2 units, so the factor is ln 2 */
+		*lse = skv_fma_i(c, m, skv_round_i(c, SKV_LN2), skv_log_i(c, l));
+		return;
+	}
 	double lg = cfg->base == SKV_BASE_2 ? skv_log2_i(c, l) : skv_log_i(c, l);
 	*lse = skv_add_i(c, m, lg);
+}
+
+double skv_scan_max_out(double m, const skv_config *cfg)
+{
+	return cfg->base == SKV_BASE_E2 ? skv_mul_i(cfg->compute, m, skv_round_i(cfg->compute, SKV_LN2)) : m;
 }

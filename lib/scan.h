@@ -25,6 +25,10 @@ void skv_scan(double *m, double *l, double *acc, const double *q, const double *
 void skv_scan_finish(double *out, double *lse, double m, double l, const double *acc, size_t d,
 		     const skv_config *cfg);
 
+/* The running max as the split writes it: in the LSE's units (for
+ * SKV_BASE_E2 the log2-unit max times ln 2, rounded in compute). */
+double skv_scan_max_out(double m, const skv_config *cfg);
+
 /* Converts an LSE in the config's base to natural log units in double
  * (exact enough: one rounding, relative 2^-53). */
 double skv_lse_to_natural(double lse, skv_lse_base base);

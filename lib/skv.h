@@ -220,9 +220,20 @@ double skv_dd_round(skv_format f, skv_dd t);
 /* ------------------------------------------------- precision configuration */
 
 typedef enum {
-	SKV_BASE_E = 0, /* natural LSE */
-	SKV_BASE_2 = 1  /* base-2 LSE: scores pre-scaled by log2(e) in compute */
+	SKV_BASE_E = 0, /* natural LSE, exp and log throughout */
+	SKV_BASE_2 = 1, /* base-2 LSE: scores pre-scaled by log2(e) in compute,
+	                 * exp2 and log2 in the split and in the merge */
+	SKV_BASE_E2 = 2 /* natural LSE from base-2 arithmetic (FlashAttention,
+	                 * xformers): the split runs on log2(e)-scaled scores
+	                 * with exp2, then writes lse = fma(m, ln 2, log l) and
+	                 * its max as m ln 2; the merge is natural */
 } skv_lse_base;
+#define SKV_NBASES 3
+
+/* "e", "2", "e2"; NULL for an unknown value. */
+const char *skv_lse_base_name(skv_lse_base b);
+/* Parses those names. SKV_EINVAL for anything else (b untouched). */
+int skv_lse_base_parse(skv_lse_base *b, const char *name);
 
 /* The format of each stage of a decode kernel. */
 typedef struct {

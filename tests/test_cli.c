@@ -115,7 +115,7 @@ static void test_bad_inputs(void **state)
 		    "skv: unknown order 'sideways' for --order (expected seq, rev, tree, random, asc, desc, strided)");
 	CHECK_PARSE("merge-rule", "--merge=median", 2,
 		    "skv: unknown merge 'median' for --merge (expected onepass, pairwise, mean, sum, flex)");
-	CHECK_PARSE("merge-rule", "--lse-base=10", 2, "skv: unknown LSE base '10' for --lse-base (expected e, 2)");
+	CHECK_PARSE("merge-rule", "--lse-base=10", 2, "skv: unknown LSE base '10' for --lse-base (expected e, 2, e2)");
 	CHECK_PARSE("merge-rule", "--layout=zigzag", 2,
 		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty)");
 	CHECK_PARSE("merge-rule", "--ctx=12x", 2,

@@ -16,7 +16,7 @@ static void test_fp64_all_merges_orders(void **state)
 	tcase t;
 	tcase_init(&t, 1, 600, 16, SKV_DIST_GAUSSIAN, 1.0, SKV_FP64, 11, 0);
 	size_t bounds[64];
-	for (int base = 0; base < 2; base++)
+	for (int base = 0; base < SKV_NBASES; base++)
 		for (size_t S = 1; S <= 37; S += (S < 8 ? 1 : 9)) {
 			skv_config cfg = skv_config_uniform(SKV_FP64);
 			cfg.base = (skv_lse_base)base;
@@ -87,7 +87,7 @@ static void test_uneven_and_empty(void **state)
 	skv_config cfg = skv_config_uniform(SKV_FP64);
 	for (size_t m = 0; m < NELEM(real_merges); m++)
 		for (size_t o = 0; o < NELEM(all_orders); o++)
-			for (int base = 0; base < 2; base++) {
+			for (int base = 0; base < SKV_NBASES; base++) {
 				skv_merge_spec sp = skv_merge_spec_default();
 				sp.merge = real_merges[m];
 				sp.order = all_orders[o];
@@ -305,6 +305,40 @@ static void test_storage_bounds(void **state)
 	tcase_free(&t);
 }
 
+/* lse-base e2 (FlashAttention: exp2 inside the split, natural LSE out) is
+ * its own arithmetic: as accurate as base e in fp32, different bits, and its
+ * LSE and max are in natural units (m + log l is the LSE). */
+static void test_base_e2(void **state)
+{
+	(void)state;
+	tcase t;
+	tcase_init(&t, 1, 1024, 32, SKV_DIST_GAUSSIAN, 1.0, SKV_FP32, 53, 0);
+	size_t b[9];
+	CHECK_OK(skv_bounds_even(b, 1024, 8));
+	skv_config ce = skv_config_uniform(SKV_FP32), c2 = ce;
+	c2.base = SKV_BASE_E2;
+	skv_merge_spec sp = skv_merge_spec_default();
+	double oe[32], o2[32];
+	double ee = run_merge(&t, 0, b, 8, 128, 0.0, &ce, &sp, NULL, oe);
+	double le, e2 = run_merge(&t, 0, b, 8, 128, 0.0, &c2, &sp, &le, o2);
+	CHECK_LE("base e2 in fp32", e2, 16 * 0x1p-24);
+	CHECK_LE("base e2 lse", le, 64 * 0x1p-24 * fabs(t.lse[0].hi));
+	CHECK_LE("base e in fp32", ee, 16 * 0x1p-24);
+	assert_true(memcmp(oe, o2, sizeof oe) != 0);
+	skv_partials sp2;
+	CHECK_OK(skv_partials_init(&sp2, 8, 32));
+	CHECK_OK(skv_split_kernel(&sp2, &t.p, 0, b, 8, 128, 0.0, &c2));
+	for (size_t s = 0; s < 8; s++)
+		CHECK_LE("e2: m + log l is the LSE", fabs(sp2.m[s] + log(sp2.l[s]) - sp2.lse[s]), 1e-5);
+	skv_partials_free(&sp2);
+	skv_lse_base bb;
+	CHECK_OK(skv_lse_base_parse(&bb, "e2"));
+	assert_int_equal(bb, SKV_BASE_E2);
+	assert_string_equal(skv_lse_base_name(SKV_BASE_2), "2");
+	assert_int_equal(skv_lse_base_parse(&bb, "10"), SKV_EINVAL);
+	tcase_free(&t);
+}
+
 /* An fp16 LSE at a large offset costs what its spacing says: offset 1000
  * has spacing 0.5 in fp16, so weights are off by up to e^0.25. */
 static void test_fp16_lse_large_offset(void **state)
@@ -459,7 +493,7 @@ static void test_online_vs_truth(void **state)
 		for (size_t bi = 0; bi < NELEM(blocks); bi++)
 			for (int f = SKV_FP32; f <= SKV_FP64; f++) {
 				skv_config cfg = skv_config_uniform((skv_format)f);
-				cfg.base = (skv_lse_base)(bi % 2);
+				cfg.base = (skv_lse_base)(bi % SKV_NBASES);
 				CHECK_OK(skv_attention_online(o, lse, &t.p, blocks[bi], causal, 0.0, &cfg));
 				double u = skv_format_unit_roundoff((skv_format)f);
 				double e = norm_err(o, t.out, n * d, (skv_format)f);
@@ -558,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_lower_formats_error_order),
 		cmocka_unit_test(test_each_stage_rounds),
 		cmocka_unit_test(test_storage_bounds),
+		cmocka_unit_test(test_base_e2),
 		cmocka_unit_test(test_fp16_lse_large_offset),
 		cmocka_unit_test(test_orders_differ_in_fp16),
 		cmocka_unit_test(test_random_order_seeded),
