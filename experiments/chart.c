@@ -28,7 +28,7 @@ static const skv_chart charts[] = {
 	{"systems", "split-count", SKV_CHART_LINES, "splits", "lse_offset", "norm_rel_err",
 	 "production kernels' precision profiles against the number of splits", "exact-fp64"},
 	{"empty-splits", "merge-rule", SKV_CHART_BARS, "preset", NULL, "norm_rel_err",
-	 "each preset's merge with empty splits (a NaN result has no bar)", NULL},
+	 "each preset's merge with empty splits (bars a log axis cannot draw are labelled)", NULL},
 };
 static const skv_chart generic = {NULL, "generic", SKV_CHART_BARS, NULL, NULL, "norm_rel_err",
 				  "median error at each parameter point", NULL};

@@ -37,6 +37,9 @@ set errorbars 1.5
 # The series' first key is its colour; its second key (dash[]) is the fill:
 # solid for the first value, hatching at a new angle for each other value.
 hatch(k) = k + 2
+# A bar the log axis cannot draw says why: an exact 0, or a NaN (or
+# infinite) median, written where the bar would stand.
+bar_note(y) = (y == y) ? (y == 0 ? 'exact 0' : '') : 'NaN'
 do for [pi=1:npanel] {
 	@panel_setup
 	b0 = (pi - 1) * nseries
@@ -45,7 +48,9 @@ do for [pi=1:npanel] {
 	     for [si=1:nseries] $data index (b0 + si - 1) using (dash[si] > 1 ? xpos($1, si) : NaN):(logy($2)) \
 		with boxes lc color[si] fs pattern hatch(dash[si]) border notitle, \
 	     for [si=1:nseries] $data index (b0 + si - 1) using (xpos($1, si)):(logy($2)):(floor_y($3)):(logy($4)) \
-		with yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.5 * pscale notitle
+		with yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.5 * pscale notitle, \
+	     for [si=1:nseries] $data index (b0 + si - 1) using (xpos($1, si)):(ymin * 3):(bar_note($2)) \
+		with labels rotate by 90 left font ',9' tc rgb '#333333' notitle
 	@panel_done
 }
 @key_setup
