@@ -5,7 +5,7 @@
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
 experiment = "empty-splits"
-title = "empty-splits: each preset's merge with empty splits (a NaN result has no bar)"
+title = "empty-splits: each preset's merge with empty splits (bars a log axis cannot draw are labelled)"
 fixed = "ctx 1024, head-dim 64, dist gaussian, score scale 0.5, LSE offset 0, splits 8, block size 128,\nseed 1, 4 trials per point"
 ntrials = 4
 metric = "norm_rel_err"
