@@ -176,7 +176,10 @@ typedef struct {
 static void progress_print(progress *pg, int final)
 {
 	double el = now_s() - pg->t0, frac = pg->work_total > 0 ? pg->work_done / pg->work_total : 1.0;
-	fprintf(pg->f, "\rskv: %s: %zu/%zu points, %.1f s elapsed", pg->name, pg->points_done, pg->npoints, el);
+	/* Points finish only in the last phase (each needs all its trials'
+	 * truths and kernel runs), so the share of the work leads the line. */
+	fprintf(pg->f, "\rskv: %s: %3.0f%% of the work, %zu/%zu points done, %.1f s elapsed", pg->name,
+		100.0 * (frac < 1.0 ? frac : 1.0), pg->points_done, pg->npoints, el);
 	if (!final && frac > 0)
 		fprintf(pg->f, ", ETA %.1f s  ", el * (1.0 - frac) / frac);
 	else
