@@ -33,14 +33,11 @@ static int find_dirs(void)
 	return 1;
 }
 
-static char *slurp(const char *path)
+/* Everything left in f, NUL-terminated; NULL when out of memory. */
+static char *read_all(FILE *f)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = 1 << 16, n = 0, r;
 	char *b = malloc(cap);
-	size_t r;
 	while (b && (r = fread(b + n, 1, cap - n - 1, f)) > 0) {
 		n += r;
 		if (n + 1 == cap) {
@@ -50,9 +47,18 @@ static char *slurp(const char *path)
 			b = nb;
 		}
 	}
-	fclose(f);
 	if (b)
 		b[n] = '\0';
+	return b;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *b = read_all(f);
+	fclose(f);
 	return b;
 }
 
@@ -82,20 +88,8 @@ static char *run(const char *cmd)
 	FILE *f = popen(cmd, "r");
 	if (!f)
 		return NULL;
-	size_t cap = 1 << 16, n = 0, r;
-	char *b = malloc(cap);
-	while (b && (r = fread(b + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (n + 1 == cap) {
-			char *nb = realloc(b, cap *= 2);
-			if (!nb)
-				free(b);
-			b = nb;
-		}
-	}
+	char *b = read_all(f);
 	int st = pclose(f);
-	if (b)
-		b[n] = '\0';
 	if (st != 0) {
 		print_error("%s:%d: `%s` exited with %d\n", __FILE__, __LINE__, cmd, st);
 		free(b);
