@@ -65,19 +65,27 @@ static const char *axis_title(const char *col)
 	return col ? skv_label_column(col) : "parameter point";
 }
 
-/* Writes s as a double-quoted gnuplot string. */
+/* Writes s as inert gnuplot data: a single-quoted string, where gnuplot
+ * performs no backquote command substitution, no macro expansion and no
+ * escape processing, so the only character to escape is the quote itself
+ * (doubled). A line break cannot sit inside such a string: it is written
+ * as a concatenation with the double-quoted constant "\n" (or "\r"),
+ * which holds no text from the input. Every text that comes from a CSV
+ * (values, column and file names) reaches gnuplot only through here. */
 static void put_str(FILE *f, const char *s)
 {
-	fputc('"', f);
+	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
+		if (*s == '\'')
+			fputs("''", f);
+		else if (*s == '\n')
+			fputs("'.\"\\n\".'", f);
+		else if (*s == '\r')
+			fputs("'.\"\\r\".'", f);
 		else
 			fputc(*s, f);
 	}
-	fputc('"', f);
+	fputc('\'', f);
 }
 
 /* Writes a number for the datablock: NaN for what a log axis cannot show. */
@@ -385,40 +393,34 @@ static void write_names(FILE *f, const plan *p)
 			fprintf(f, "%s%zu", i ? ", " : "", rank);
 		}
 	}
-	fprintf(f, "]\nxcat = %d\nncat = %zu\nxtics = ", p->xcat, p->xcat ? p->ncat : 0);
-	/* Tick list for a category axis: "('0' 1, '10' 2, ...)". */
-	char *tics = NULL;
-	size_t ticsz = 0, longest = 0;
-	FILE *t = open_memstream(&tics, &ticsz);
-	if (t && p->xcat) {
-		fputc('(', t);
-		for (size_t i = 0; i < p->ncat; i++) {
-			char lab[512];
-			if (p->c->kind == SKV_CHART_LINES) {
-				skv_label_number(lab, sizeof lab, p->catval[i], 6);
-			} else {
-				const char *vals[sizeof p->skeys / sizeof *p->skeys];
-				for (size_t k = 0; k < p->cat.nkeys; k++)
-					vals[k] = skv_groups_value(&p->cat, r, i, k);
-				if (p->c->x)
-					snprintf(lab, sizeof lab, "%s", vals[0]);
-				else if (p->cat.nkeys)
-					skv_label_join(lab, sizeof lab, p->cat.key, vals, p->cat.nkeys);
-				else
-					snprintf(lab, sizeof lab, "%s", r->name);
-			}
-			for (char *s = lab; *s; s++) /* the label sits in single quotes */
-				if (*s == '\'')
-					*s = '`';
-			fprintf(t, "%s'%s' %zu", i ? ", " : "", lab, i + 1);
-			longest = strlen(lab) > longest ? strlen(lab) : longest;
+	/* The labels of a category axis, one string each: the scripts add them
+	 * as ticks one by one (set xtics add (xticlab[i] i)), never through an
+	 * eval of a command built from them. */
+	const size_t nlab = p->xcat ? p->ncat : 0;
+	size_t longest = 0;
+	fprintf(f, "]\nxcat = %d\nncat = %zu\narray xticlab[%zu] = [", p->xcat, nlab, nlab ? nlab : 1);
+	for (size_t i = 0; i < nlab; i++) {
+		char lab[512];
+		if (p->c->kind == SKV_CHART_LINES) {
+			skv_label_number(lab, sizeof lab, p->catval[i], 6);
+		} else {
+			const char *vals[sizeof p->skeys / sizeof *p->skeys];
+			for (size_t k = 0; k < p->cat.nkeys; k++)
+				vals[k] = skv_groups_value(&p->cat, r, i, k);
+			if (p->c->x)
+				snprintf(lab, sizeof lab, "%s", vals[0]);
+			else if (p->cat.nkeys)
+				skv_label_join(lab, sizeof lab, p->cat.key, vals, p->cat.nkeys);
+			else
+				snprintf(lab, sizeof lab, "%s", r->name);
 		}
-		fputc(')', t);
+		fputs(i ? ", " : "", f);
+		put_str(f, lab);
+		longest = strlen(lab) > longest ? strlen(lab) : longest;
 	}
-	if (t)
-		fclose(t);
-	put_str(f, tics ? tics : "");
-	free(tics);
+	if (!nlab)
+		put_str(f, "");
+	fputc(']', f);
 	/* The longest tick label, in characters, for scripts that rotate them. */
 	fprintf(f, "\nxticlen = %zu\n", longest);
 }

@@ -8,9 +8,13 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <omp.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "app.h"
+
+extern char **environ;
 
 /* The metrics, in CSV column order. */
 typedef struct {
@@ -192,12 +196,59 @@ int skv_app_write_md(FILE *f, const skv_app_spec *s, const skv_app_result *r)
 	return ferror(f) ? SKV_EIO : SKV_OK;
 }
 
+/* Runs argv[0] (looked up on PATH) with the arguments argv[1..], no shell
+ * in between, stdin and stderr on /dev/null, and reads up to n - 1 bytes
+ * of its standard output into buf. Returns its exit status, or -1 when it
+ * could not run. */
+static int run_capture(char *const argv[], char *buf, size_t n)
+{
+	int fd[2];
+	buf[0] = '\0';
+	if (pipe(fd) != 0)
+		return -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (rc != 0) {
+		close(fd[0]);
+		return -1;
+	}
+	size_t len = 0;
+	ssize_t k;
+	char sink[256];
+	while ((k = read(fd[0], len + 1 < n ? buf + len : sink, len + 1 < n ? n - 1 - len : sizeof sink)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		if (len + 1 < n)
+			len += (size_t)k;
+	}
+	buf[len] = '\0';
+	close(fd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* The commit of the source tree the program runs from: `git rev-parse HEAD`
  * in the folder of the executable (Linux /proc/self/exe), else the current
- * folder; "unknown" when git or a commit is missing. Metadata only. */
+ * folder; "unknown" when git or a commit is missing. Metadata only. git is
+ * run directly with its arguments, never through a shell, so no path can
+ * become a command. */
 static void git_commit(char *buf, size_t n)
 {
-	char exe[4096], dir[8192], cmd[20000];
+	char exe[4096];
 	snprintf(buf, n, "unknown");
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (len <= 0)
@@ -208,35 +259,20 @@ static void git_commit(char *buf, size_t n)
 		if (slash)
 			*slash = '\0';
 	}
-	/* Quote the folder for the shell: ' becomes '\''. */
-	size_t c = 0;
-	for (const char *p = exe; *p && c + 8 < sizeof dir; p++) {
-		if (*p == '\'') {
-			memcpy(dir + c, "'\\''", 4);
-			c += 4;
-		} else {
-			dir[c++] = *p;
-		}
-	}
-	dir[c] = '\0';
-	/* The commit, and "dirty" when the sources differ from it (a report's
-	 * own tables may be rewritten meanwhile: only the code counts). */
-	snprintf(cmd, sizeof cmd,
-		 "git -C '%s' rev-parse HEAD 2>/dev/null && { git -C '%s' diff --quiet HEAD -- ':/lib' ':/experiments' "
-		 "':/scripts' ':/Makefile' 2>/dev/null || echo dirty; }",
-		 dir, dir);
-	FILE *p = popen(cmd, "r");
-	if (!p)
+	char line[128];
+	char *rev[] = {"git", "-C", exe, "rev-parse", "HEAD", NULL};
+	if (run_capture(rev, line, sizeof line) != 0)
 		return;
-	char line[128], more[128];
-	if (fgets(line, sizeof line, p)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (strlen(line) >= 7 && strspn(line, "0123456789abcdef") == strlen(line)) {
-			int dirty = fgets(more, sizeof more, p) && strncmp(more, "dirty", 5) == 0;
-			snprintf(buf, n, "%s%s", line, dirty ? " (with uncommitted changes to the sources)" : "");
-		}
-	}
-	pclose(p);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (strlen(line) < 7 || strspn(line, "0123456789abcdef") != strlen(line))
+		return;
+	/* "dirty" when the sources differ from the commit (a report's own
+	 * tables may be rewritten meanwhile: only the code counts). */
+	char out[8];
+	char *diff[] = {"git", "-C", exe, "diff", "--quiet", "HEAD", "--", ":/lib", ":/experiments", ":/scripts",
+			":/Makefile", NULL};
+	int dirty = run_capture(diff, out, sizeof out) == 1;
+	snprintf(buf, n, "%s%s", line, dirty ? " (with uncommitted changes to the sources)" : "");
 }
 
 int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command)

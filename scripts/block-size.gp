@@ -18,7 +18,7 @@ extra_key = 'band: min-max of 1000000 trials'
 load ARG0[1:_slash(ARG0, strlen(ARG0))].'common.gp'
 
 if (xcat) {
-	eval 'set xtics '.xtics
+	@set_category_tics
 	set xrange [0.5:ncat + 0.5]
 } else {
 	set logscale x 2

@@ -9,7 +9,7 @@
 # That file defines: experiment, title, fixed (the parameters that do not
 # vary, in lines), ntrials, metric, xlabel, ylabel, npanel, panel[],
 # nseries, series[], color[] and dash[] (per series), xcat (1: x is a
-# category index), ncat, xtics (tick list of a category axis), xticlen (its
+# category index), ncat, xticlab[] (the labels of a category axis), xticlen (its
 # longest label, in characters), ymin and ymax (shared by the panels), ylog
 # (1: a log y axis), note (what the axes leave out), and the datablock
 # $data: one block per (panel, series), columns x median min max q1 q3.
@@ -119,6 +119,12 @@ EOD
 logy(y) = y > 0 ? y : NaN
 # A band edge of 0 is drawn at the bottom of the axis.
 floor_y(y) = y > 0 ? y : ymin
+
+# The ticks of a category axis, one label string at a time. The labels come
+# from the CSV: they are only ever string values here, never text of a
+# command (their text is never eval'd or expanded as a macro), so nothing
+# in a results folder can run.
+set_category_tics = 'set xtics (xticlab[1] 1); do for [_i=2:ncat] { set xtics add (xticlab[_i] _i) }'
 
 set multiplot
 set label 1001 title at screen 0.5, 1 - 16.0 / height center front noenhanced font ',13'

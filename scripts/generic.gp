@@ -16,7 +16,7 @@ extra_key = 'bar and dot: median, error bar: min-max'
 tick_angle = 35
 load ARG0[1:_slash(ARG0, strlen(ARG0))].'common.gp'
 
-eval 'set xtics '.xtics
+@set_category_tics
 tick_font = ncat > 24 ? ',9' : ',11'
 if (tick_angle) {
 	set xtics rotate by tick_angle right noenhanced font tick_font

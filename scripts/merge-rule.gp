@@ -17,7 +17,7 @@ extra_key = 'bar and dot: median, error bar: min-max'
 tick_angle = 30
 load ARG0[1:_slash(ARG0, strlen(ARG0))].'common.gp'
 
-eval 'set xtics '.xtics
+@set_category_tics
 if (tick_angle) {
 	set xtics rotate by tick_angle right noenhanced
 } else {

@@ -17,7 +17,7 @@ nargs = ARGC
 extra_key = 'box: quartiles, whiskers: min-max, bar: median'
 load ARG0[1:_slash(ARG0, strlen(ARG0))].'common.gp'
 
-eval 'set xtics '.xtics
+@set_category_tics
 set xrange [0.5:ncat + 0.5]
 set grid noxtics
 if (ylog) {
