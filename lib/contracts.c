@@ -1,4 +1,4 @@
-/* contracts.c - the seed's fp64/fp32 entry points, each an instance of the generic merge or scan. */
+/* contracts.c - the fp64 merge of split partials, the merge of two online-softmax states, and fp32 blockwise attention. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +20,49 @@ static int cmp_split(const void *pa, const void *pb)
 	if (a->lse != b->lse)
 		return a->lse < b->lse ? 1 : -1;
 	return memcmp(a->row, b->row, a->d * sizeof *a->row);
+}
+
+/*
+ * The merge of one head, in fp64, of the n non-empty splits sorted as above
+ * (so L_0 = M is the largest LSE):
+ *   d_s = L_s - M exactly as the double-double dh + dl (TwoSum),
+ *   e_s = exp(dh) (1 + dl)          (e_0 = 1),
+ *   out_i = (sum_s e_s O_si) / (sum_s e_s),
+ * both sums in the sorted order. The output is normalised by the sum of the
+ * weights it used, so they sum to 1 within rounding whatever the magnitude
+ * of the LSEs: no weight is formed against a rounded total LSE, which at
+ * |L| = 1e17 (spacing 16) would give weights summing to 2 or more.
+ *
+ * Error, against the exact merge of the given doubles x_i = sum_s exp(L_s)
+ * O_si / sum_s exp(L_s): exp is faithful (relative error below 2u, u =
+ * 2^-53) and dl (|dl| <= u |d_s| <= 746 u where exp does not underflow)
+ * enters through 1 + dl with a second-order error dl^2 / 2, so each e_s is
+ * within 3u of exp(d_s); the two sums of n terms add at most n u each, the
+ * division u. Since sum_s e_s >= e_0 = 1 and the exact weights sum to 1,
+ *   |out_i - x_i| <= (2n + 8) u max_s |O_si|    (first order in u),
+ * independent of the LSE magnitude. (The LSEs' own spacing, 16 at 1e17,
+ * bounds how well the given doubles describe a real attention; that error
+ * is in the inputs, and no merge can remove it.) tests/test_contracts.c
+ * checks the bound against MPFR at |L| from 0 to DBL_MAX.
+ */
+static void merge_head(double *out, const split_ref *refs, size_t n, size_t d)
+{
+	const double M = refs[0].lse;
+	double den = 0.0;
+	for (size_t i = 0; i < d; i++)
+		out[i] = 0.0;
+	for (size_t k = 0; k < n; k++) {
+		const double L = refs[k].lse;
+		double dh = L - M, bb = dh - L, dl = (L - (dh - bb)) + (-M - bb); /* TwoSum(L, -M) */
+		double e = exp(dh);
+		if (isfinite(dl))
+			e = fma(e, dl, e);
+		den += e;
+		for (size_t i = 0; i < d; i++)
+			out[i] = fma(e, refs[k].row[i], out[i]);
+	}
+	for (size_t i = 0; i < d; i++)
+		out[i] /= den;
 }
 
 int skv_merge_partials(double *out, const double *outs, const double *lses, size_t S, size_t H, size_t d)
@@ -46,53 +89,42 @@ int skv_merge_partials(double *out, const double *outs, const double *lses, size
 			return SKV_EINVAL;
 	}
 	split_ref *refs = malloc(S * sizeof *refs);
-	skv_partials sp;
-	int st = skv_partials_init(&sp, S, d);
-	if (!refs || st != SKV_OK) {
-		free(refs);
-		if (st == SKV_OK)
-			skv_partials_free(&sp);
-		return SKV_ENOMEM;
-	}
 	double *res = malloc(H * d * sizeof *res);
-	if (!res) {
+	if (!refs || !res) {
 		free(refs);
-		skv_partials_free(&sp);
+		free(res);
 		return SKV_ENOMEM;
 	}
-	const skv_config cfg = skv_config_uniform(SKV_FP64);
-	skv_merge_spec spec = skv_merge_spec_default(); /* onepass, in the order given */
-	for (size_t h = 0; h < H && st == SKV_OK; h++) {
+	for (size_t h = 0; h < H; h++) {
 		size_t n = 0;
 		for (size_t s = 0; s < S; s++)
 			if (lses[s * H + h] != -INFINITY)
 				refs[n++] = (split_ref){lses[s * H + h], outs + (s * H + h) * d, d};
 		qsort(refs, n, sizeof *refs, cmp_split);
-		sp.S = n;
-		for (size_t k = 0; k < n; k++) {
-			memcpy(sp.o + k * d, refs[k].row, d * sizeof *sp.o);
-			sp.lse[k] = refs[k].lse;
-		}
-		double lse;
-		st = skv_merge_run(res + h * d, &lse, &sp, &spec, &cfg);
+		merge_head(res + h * d, refs, n, d);
 	}
-	sp.S = S;
-	if (st == SKV_OK)
-		memcpy(out, res, H * d * sizeof *out);
+	memcpy(out, res, H * d * sizeof *out);
 	free(res);
 	free(refs);
-	skv_partials_free(&sp);
-	return st;
+	return SKV_OK;
 }
 
 int skv_merge_states(double *merged_max, double *merged_sum, double *merged_out, const double max[2],
 		     const double sum[2], const double *acc, size_t D)
 {
-	if (!merged_max || !merged_sum || !merged_out || !max || !sum || !acc || D == 0)
+	if (!merged_max || !merged_sum || !merged_out || !max || !sum || !acc || D == 0 ||
+	    D > SIZE_MAX / 2 / sizeof(double))
 		return SKV_EINVAL;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (!isfinite(sum[i]) || sum[i] < 0.0 || isnan(max[i]) || max[i] == INFINITY)
 			return SKV_EINVAL;
+		/* A block with keys must have a finite accumulator, as
+		 * skv_merge_partials requires of a non-empty split's row: a NaN
+		 * or infinity would come out as a silent NaN. */
+		for (size_t k = 0; max[i] != -INFINITY && k < D; k++)
+			if (!isfinite(acc[(size_t)i * D + k]))
+				return SKV_EINVAL;
+	}
 	double *a = malloc(D * sizeof *a);
 	if (!a)
 		return SKV_ENOMEM;
@@ -142,6 +174,12 @@ int skv_attention_blockwise_f32(float *out, const float *q, const float *k, cons
 		}
 		const skv_config cfg = skv_config_uniform(SKV_FP32);
 		st = skv_attention_online(o, NULL, &p, block_size, causal, 0.0, &cfg);
+		/* Finite inputs can still overflow fp32 (a score q . k / sqrt(d)
+		 * beyond FLT_MAX, whose exp(s - max) is then inf - inf): that is a
+		 * status, never a NaN handed back as a result. */
+		for (size_t i = 0; st == SKV_OK && i < Tq * d; i++)
+			if (!isfinite(o[i]))
+				st = SKV_ERANGE;
 		if (st == SKV_OK)
 			for (size_t i = 0; i < Tq * d; i++)
 				out[i] = (float)o[i]; /* exact: o is already in fp32 */

@@ -59,16 +59,22 @@ static int bounds_ok(const size_t *bounds, size_t S, size_t n)
 int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,
 		     size_t S, size_t block, double lse_offset, const skv_config *cfg)
 {
-	if (!out || !p || !bounds || !p->q || !p->k || !p->v || S == 0 || row >= p->nq ||
+	if (!out || !p || !bounds || !p->q || !p->k || !p->v || S == 0 || row >= p->nq || p->d == 0 ||
+	    p->n > SIZE_MAX / p->d / sizeof(double) || p->nq > SIZE_MAX / p->d / sizeof(double) ||
 	    skv_config_check(cfg) != SKV_OK || isnan(lse_offset) || isinf(lse_offset) ||
 	    out->S != S || out->d != p->d || !out->o || !out->acc || !out->lse || !out->m || !out->l ||
 	    !bounds_ok(bounds, S, p->n))
 		return SKV_EINVAL;
-	size_t zlen = block;
-	if (zlen == 0)
-		for (size_t s = 0; s < S; s++)
-			if (bounds[s + 1] - bounds[s] > zlen)
-				zlen = bounds[s + 1] - bounds[s];
+	/* A block longer than every split is no blocking at all: the score
+	 * buffer needs the longest split or one block, whichever is shorter
+	 * (so any block size, up to SIZE_MAX, allocates only what is used).
+	 * The longest split has at most n keys, and n * d doubles already
+	 * exist as K. */
+	size_t longest = 0;
+	for (size_t s = 0; s < S; s++)
+		if (bounds[s + 1] - bounds[s] > longest)
+			longest = bounds[s + 1] - bounds[s];
+	size_t zlen = block == 0 || block > longest ? longest : block;
 	double *zbuf = malloc((zlen ? zlen : 1) * sizeof *zbuf);
 	if (!zbuf)
 		return SKV_ENOMEM;
@@ -88,20 +94,25 @@ int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const 
 	return SKV_OK;
 }
 
+/* Rounds n values of src to f into dst (either may be NULL only when the
+ * other is). */
+static void store_array(double *dst, const double *src, size_t n, skv_format f)
+{
+	for (size_t i = 0; src && i < n; i++)
+		dst[i] = skv_round_i(f, src[i]);
+}
+
 int skv_partials_store(skv_partials *dst, const skv_partials *src, const skv_config *cfg)
 {
 	if (!dst || !src || skv_config_check(cfg) != SKV_OK || dst->S != src->S || dst->d != src->d ||
-	    !dst->o || !src->o)
+	    src->S == 0 || src->d == 0 || src->S > SIZE_MAX / src->d / sizeof(double) || !dst->o || !src->o ||
+	    !dst->lse || !src->lse || (src->acc && !dst->acc) || (src->m && !dst->m) || (src->l && !dst->l))
 		return SKV_EINVAL;
 	const size_t n = src->S * src->d;
-	for (size_t i = 0; i < n; i++) {
-		dst->o[i] = skv_round_i(cfg->partial, src->o[i]);
-		dst->acc[i] = skv_round_i(cfg->partial, src->acc[i]);
-	}
-	for (size_t s = 0; s < src->S; s++) {
-		dst->lse[s] = skv_round_i(cfg->lse, src->lse[s]);
-		dst->m[s] = skv_round_i(cfg->lse, src->m[s]);
-		dst->l[s] = skv_round_i(cfg->lse, src->l[s]);
-	}
+	store_array(dst->o, src->o, n, cfg->partial);
+	store_array(dst->acc, src->acc, n, cfg->partial);
+	store_array(dst->lse, src->lse, src->S, cfg->lse);
+	store_array(dst->m, src->m, src->S, cfg->lse);
+	store_array(dst->l, src->l, src->S, cfg->lse);
 	return SKV_OK;
 }

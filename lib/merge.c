@@ -278,8 +278,14 @@ static int spec_check(const skv_merge_spec *s)
 int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_merge_spec *spec,
 		  const skv_config *cfg)
 {
+	/* o and lse are always read; flex reads the split maxes, sums and
+	 * accumulators (m, l, acc), which a partials struct may leave NULL.
+	 * The sizes must leave room for the reducers' (d + 2)-wide states of
+	 * all S splits (the tree order keeps one per split). */
 	if (!out || !lse || !sp || !sp->o || !sp->lse || sp->S == 0 || sp->d == 0 || !spec_check(spec) ||
-	    skv_config_check(cfg) != SKV_OK)
+	    skv_config_check(cfg) != SKV_OK || sp->d > SIZE_MAX / sizeof(double) - 2 ||
+	    sp->S > SIZE_MAX / (sp->d + 2) / sizeof(double) ||
+	    (spec->merge == SKV_MERGE_FLEX && (!sp->m || !sp->l || !sp->acc)))
 		return SKV_EINVAL;
 	const size_t S = sp->S, d = sp->d;
 	mctx x = {sp, spec, cfg, cfg->combine, cfg->base == SKV_BASE_2,

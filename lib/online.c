@@ -8,11 +8,14 @@ int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t 
 			 double lse_offset, const skv_config *cfg)
 {
 	if (!out || !p || !p->q || !p->k || !p->v || p->nq == 0 || p->n == 0 || p->d == 0 ||
+	    p->n > SIZE_MAX / p->d / sizeof(double) || p->nq > SIZE_MAX / p->d / sizeof(double) ||
 	    skv_config_check(cfg) != SKV_OK || isnan(lse_offset) || isinf(lse_offset) ||
 	    (causal && p->nq != p->n))
 		return SKV_EINVAL;
 	const size_t d = p->d;
-	size_t zlen = block ? block : p->n;
+	/* A block beyond the context is one block: the buffer holds at most n
+	 * scores, whatever `block` asks. */
+	size_t zlen = block && block < p->n ? block : p->n;
 	double *zbuf = malloc(zlen * sizeof *zbuf), *acc = malloc(d * sizeof *acc);
 	double *row_out = malloc(d * sizeof *row_out);
 	if (!zbuf || !acc || !row_out) {
