@@ -11,13 +11,20 @@
 enum { SKV_APP_EXIT_OK = 0, SKV_APP_EXIT_RUNTIME = 1, SKV_APP_EXIT_USAGE = 2 };
 
 /* A one-line error message ("skv: ..." without the newline), written by the
- * function that detected the problem and printed by the command. */
+ * function that detected the problem and printed by the command. The text
+ * is allocated to its full length (never cut), and control characters of
+ * the values it quotes (a line break, a terminal escape) are written as
+ * \n, \t, \xHH, so it stays one printable line. Start with {NULL}; free
+ * with skv_app_error_free. */
 typedef struct {
-	char msg[512];
+	char *msg;
 } skv_app_error;
 
-/* Formats the message into e (cut at its size, never overrun). */
+/* Replaces the message of e (an out-of-memory note if formatting fails). */
 void skv_app_errorf(skv_app_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message, or "" when there is none. */
+const char *skv_app_error_text(const skv_app_error *e);
+void skv_app_error_free(skv_app_error *e);
 
 /* ------------------------------------------------------------- parameters */
 
@@ -126,9 +133,12 @@ void skv_app_param_allowed(char *buf, size_t n, int id);
 /* Shortest decimal that reads back as x (%.Ng, N <= 17); inf, -inf, nan. */
 void skv_app_format_double(char *buf, size_t n, double x);
 
-/* Split boundaries of `layout` (see params.c for the definitions): bounds has
- * S + 1 entries. SKV_EINVAL for S == 0, S > n or a bad layout. */
+/* Split boundaries of `layout` (see layout.c for the definitions): bounds has
+ * S + 1 entries. SKV_EINVAL for S == 0, S > n, S below the layout's
+ * smallest count or a bad layout. */
 int skv_app_layout_bounds(size_t *bounds, size_t n, size_t S, skv_app_layout layout, uint64_t seed);
+/* The smallest split count the layout takes (2 for last-empty, else 1). */
+size_t skv_app_layout_min_splits(skv_app_layout layout);
 
 /* ------------------------------------------------------------ experiments */
 
@@ -152,6 +162,8 @@ typedef struct {
 	skv_app_list list[SKV_APP_NPARAMS];
 	unsigned char given[SKV_APP_NPARAMS]; /* set by the user, not a default */
 	char *out;                            /* output folder */
+	char *shown_out;                      /* the folder to name when out is a staging
+	                                       * folder standing in for it; NULL: out */
 } skv_app_spec;
 
 /* Starts a spec for the named experiment with the table's defaults and the
@@ -218,6 +230,11 @@ uint64_t skv_app_problem_seed(uint64_t seed, uint64_t trial);
 uint64_t skv_app_layout_seed(uint64_t seed, uint64_t trial);
 uint64_t skv_app_order_seed(uint64_t seed, uint64_t trial);
 
+/* The peak memory (bytes) and CPU time (seconds, from fixed costs per key
+ * measured on x86-64: an estimate within a factor of a few) of running
+ * spec s on `threads` threads. SKV_ENOMEM. */
+int skv_app_engine_estimate(double *bytes, double *cpu_s, const skv_app_spec *s, int threads);
+
 /* Runs every point and trial of a checked spec. progress: a stream for the
  * progress line, or NULL for none. RUNTIME with a message on failure. */
 int skv_app_engine_run(skv_app_result *r, const skv_app_spec *s, FILE *progress, skv_app_error *e);
@@ -225,12 +242,57 @@ void skv_app_result_free(skv_app_result *r);
 
 /* ----------------------------------------------------------------- output */
 
+/* Size and FNV-1a 64 checksum of a file (skv_csv_fnv1a64), as the .meta
+ * records them. */
+typedef struct {
+	size_t bytes;
+	uint64_t fnv;
+} skv_app_file_sum;
+
 int skv_app_write_csv(FILE *f, const skv_app_spec *s, const skv_app_result *r);
 int skv_app_write_md(FILE *f, const skv_app_spec *s, const skv_app_result *r);
-int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command);
+/* sums: the CSV's and the .md's (NULL: not recorded). */
+int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command,
+		       const skv_app_file_sum *sums);
+/* The run's seeds, the whole list, comma-separated. */
+void skv_app_seed_list(FILE *f, const skv_app_spec *s);
 /* Creates the folder (and its parents) if missing and checks that a file can
  * be created in it. RUNTIME with a message otherwise. */
 int skv_app_out_prepare(const char *dir, skv_app_error *e);
+/* Takes the folder's lock (DIR/.skv.lock, flock) for the rest of the
+ * process, noting `command` as the holder, and removes the temporaries a
+ * killed run left there; a folder locked by another process is refused
+ * (RUNTIME, the message names the holder). Taking a held lock again is a
+ * no-op. outdir.c states the rules. */
+int skv_app_out_lock(const char *dir, const char *command, skv_app_error *e);
+/* Flushes tmp[0..n) to disk and renames each to final[i], in order, with
+ * signals blocked, then flushes the folder. RUNTIME with a message. */
+int skv_app_publish(char *const *tmp, char *const *final, size_t n, skv_app_error *e);
+/* A staged folder: created beside dir (.NAME.staging-XXXXXX), filled like
+ * any output folder, then exchanged with dir in one rename; the old folder
+ * is removed. Until then everything in it is temporary (removed on a
+ * signal or on failure, by skv_app_stage_end). */
+int skv_app_stage_begin(char **stage, const char *dir, skv_app_error *e);
+int skv_app_stage_publish(const char *dir, skv_app_error *e);
+void skv_app_stage_end(void);
+/* Keeps path (dir: a folder) registered as temporary when it lies in the
+ * staged folder. */
+void skv_app_stage_track(const char *path, int dir);
+
+/* ------------------------------------------------------------ temporaries */
+
+/* Installs the handler that removes registered temporaries on SIGINT,
+ * SIGTERM, SIGHUP and SIGPIPE (and at exit); tempfile.c explains it. */
+void skv_app_temp_install(void);
+/* Creates an empty hidden file next to final (".NAME.XXXXXX.tmp", mode
+ * 0666 less the umask) and registers it; *path is malloc'd. */
+int skv_app_temp_create(char **path, const char *final, skv_app_error *e);
+/* Registers a path (dir: a folder) for removal; forgets one; forgets
+ * every path under a folder; removes a file and forgets it. */
+int skv_app_temp_add(const char *path, int dir);
+void skv_app_temp_forget(const char *path);
+void skv_app_temp_forget_under(const char *dir);
+void skv_app_temp_discard(const char *path);
 /* Writes DIR/EXPERIMENT.{csv,md,meta} through temporary names and renames
  * them into place only once all three are complete. */
 int skv_app_write_outputs(const skv_app_spec *s, const skv_app_result *r, const char *command,
@@ -240,5 +302,12 @@ int skv_app_write_outputs(const skv_app_spec *s, const skv_app_result *r, const 
 
 /* The whole program: argv as main receives it. Returns the exit status. */
 int skv_app_main(int argc, char **argv);
+/* Runs a checked spec whose --out is prepared and locked, writes its files
+ * and prints the one-line summary; an exit status, with a message in e. */
+int skv_app_execute(const skv_app_spec *s, const char *command, skv_app_error *e);
+/* `skv suite FILE [--flags] [--out=DIR] [--report]` (argv after "suite"). */
+int skv_app_suite(int argc, char **argv, const char *command);
+/* Prints e's message on stderr, frees it, returns st. */
+int skv_app_fail(skv_app_error *e, int st);
 
 #endif

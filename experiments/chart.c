@@ -237,26 +237,62 @@ static int plan_make(plan *p, const skv_results *r, const skv_chart *c, char *er
 	return rc;
 }
 
-/* The 1-based rank of value v of column col among its values in point order
- * (formats by their fixed rank, so fp16 is always colour 1). */
-static size_t value_rank(const skv_results *r, const char *col, const char *v)
+/* ranks[p] = the 1-based rank of point p's value of column col among the
+ * column's distinct values in order of first appearance (formats by their
+ * fixed rank, so fp16 is always colour 1). O(P log P): the points sorted
+ * by (value, point), each run of one value a group whose first point is
+ * its appearance. */
+static const skv_results *rank_r;
+static size_t rank_col;
+static int cmp_value_point(const void *a, const void *b)
 {
-	int f = is_format(v);
-	if (f)
-		return (size_t)f;
-	size_t rank = 0;
-	for (size_t p = 0; p < r->npoints; p++) {
-		const char *w = skv_results_get(r, p, col);
-		int seen = 0;
-		for (size_t q = 0; q < p && !seen; q++)
-			seen = strcmp(skv_results_get(r, q, col), w) == 0;
-		if (seen)
-			continue;
-		rank++;
-		if (strcmp(w, v) == 0)
-			return rank;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int d = strcmp(skv_csv_get(&rank_r->csv, rank_r->point_row[x], rank_col),
+		       skv_csv_get(&rank_r->csv, rank_r->point_row[y], rank_col));
+	return d ? d : (x > y) - (x < y);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int value_ranks(size_t *ranks, const skv_results *r, const char *col)
+{
+	const size_t P = r->npoints;
+	size_t *idx = malloc(P * sizeof *idx), *first = malloc(P * sizeof *first), c;
+	if (!idx || !first || skv_csv_find(&r->csv, col, &c) != SKV_OK) {
+		free(idx), free(first);
+		return SKV_ENOMEM;
 	}
-	return 1;
+	for (size_t p = 0; p < P; p++)
+		idx[p] = p;
+	rank_r = r, rank_col = c;
+	qsort(idx, P, sizeof *idx, cmp_value_point);
+	/* first[p]: the first point with p's value */
+	size_t ngroups = 0;
+	for (size_t k = 0, g0 = 0; k < P; k++) {
+		if (k == 0 || strcmp(skv_results_get(r, idx[k], col), skv_results_get(r, idx[g0], col)) != 0)
+			g0 = k, ngroups++;
+		first[idx[k]] = idx[g0];
+	}
+	/* the groups' first points in order give the ranks */
+	size_t *firsts = malloc((ngroups ? ngroups : 1) * sizeof *firsts), n = 0;
+	if (!firsts) {
+		free(idx), free(first);
+		return SKV_ENOMEM;
+	}
+	for (size_t p = 0; p < P; p++)
+		if (first[p] == p)
+			firsts[n++] = p; /* already ascending */
+	for (size_t p = 0; p < P; p++) {
+		int f = is_format(skv_results_get(r, p, col));
+		size_t *at = bsearch(&first[p], firsts, n, sizeof *firsts, cmp_size);
+		ranks[p] = f ? (size_t)f : (size_t)(at - firsts) + 1;
+	}
+	free(firsts), free(idx), free(first);
+	return SKV_OK;
 }
 
 /* The parameters that do not vary, as "ctx 16384, head-dim 128, ...", wrapped
@@ -333,13 +369,59 @@ static void write_header(FILE *f, const plan *p)
 	fputc('\n', f);
 }
 
+/* Points ordered by (series, panel, x position), to find a curve's point
+ * at a given panel and x by binary search. */
+static const plan *key_plan;
+static int cmp_spx(const plan *p, size_t i, size_t series, size_t panel, double pos)
+{
+	if (p->series.of_point[i] != series)
+		return p->series.of_point[i] < series ? -1 : 1;
+	if (p->panel.of_point[i] != panel)
+		return p->panel.of_point[i] < panel ? -1 : 1;
+	return (p->pos[i] > pos) - (p->pos[i] < pos);
+}
+
+static int cmp_point_spx(const void *a, const void *b)
+{
+	size_t y = *(const size_t *)b;
+	const plan *p = key_plan;
+	int d = cmp_spx(p, *(const size_t *)a, p->series.of_point[y], p->panel.of_point[y], p->pos[y]);
+	return d ? d : (*(const size_t *)a > y) - (*(const size_t *)a < y);
+}
+
+/* The point of curve `series` at (panel, pos) in the sorted index, or
+ * SIZE_MAX. */
+static size_t find_spx(const plan *p, const size_t *idx, size_t series, size_t panel, double pos)
+{
+	size_t lo = 0, hi = p->r->npoints;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = cmp_spx(p, idx[mid], series, panel, pos);
+		if (d == 0)
+			return idx[mid];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/* Curves beyond this many are not compared for hiding each other: a legend
+ * of more curves cannot be read anyway, and the comparison is quadratic in
+ * the number of curves. */
+enum { HIDE_MAX_SERIES = 64 };
+
 /* Whether curve si lies on an earlier curve in every panel (medians within
  * 2% at every x it has), so drawn solid on top it would hide it: fp32 and
  * fp64 partials both sit on the fp32 floor. Such a curve is drawn dashed
- * when no parameter claims the dash pattern. */
-static int hides_earlier(const plan *p, size_t si)
+ * when no parameter claims the dash pattern. idx: the points in
+ * (series, panel, x) order. */
+static int hides_earlier(const plan *p, const size_t *idx, size_t si)
 {
 	const skv_results *r = p->r;
+	if (!idx || p->series.n > HIDE_MAX_SERIES)
+		return 0;
 	for (size_t sj = 0; sj < si; sj++) {
 		size_t same = 0, all = 0;
 		for (size_t a = 0; a < r->npoints; a++) {
@@ -347,13 +429,11 @@ static int hides_earlier(const plan *p, size_t si)
 				continue;
 			all++;
 			double ma = skv_results_stat(r, a, p->m)->median;
-			for (size_t b = 0; b < r->npoints; b++)
-				if (p->series.of_point[b] == sj && p->panel.of_point[b] == p->panel.of_point[a] &&
-				    p->pos[b] == p->pos[a]) {
-					double mb = skv_results_stat(r, b, p->m)->median;
-					same += isfinite(ma) && isfinite(mb) && fabs(ma - mb) <= 0.02 * fmax(fabs(ma), fabs(mb));
-					break;
-				}
+			size_t b = find_spx(p, idx, sj, p->panel.of_point[a], p->pos[a]);
+			if (b != SIZE_MAX) {
+				double mb = skv_results_stat(r, b, p->m)->median;
+				same += isfinite(ma) && isfinite(mb) && fabs(ma - mb) <= 0.02 * fmax(fabs(ma), fabs(mb));
+			}
 		}
 		if (all && same == all)
 			return 1;
@@ -381,18 +461,29 @@ static void write_names(FILE *f, const plan *p)
 		put_str(f, p->series.nkeys ? buf : ""); /* "": no legend entry */
 	}
 	/* Colour by the first series key, dash type by the second. */
+	size_t *ranks = malloc(r->npoints * sizeof *ranks), *spx = NULL;
+	if (p->c->kind == SKV_CHART_LINES && p->series.nkeys < 2 && p->series.n <= HIDE_MAX_SERIES &&
+	    (spx = malloc(r->npoints * sizeof *spx))) {
+		for (size_t i = 0; i < r->npoints; i++)
+			spx[i] = i;
+		key_plan = p;
+		qsort(spx, r->npoints, sizeof *spx, cmp_point_spx);
+	}
 	for (int k = 0; k < 2; k++) {
 		fprintf(f, "]\narray %s[%zu] = [", k ? "dash" : "color", p->series.n);
+		int have = ranks && (size_t)k < p->series.nkeys && value_ranks(ranks, r, p->series.key[k]) == SKV_OK;
 		for (size_t i = 0; i < p->series.n; i++) {
 			/* A lone curve takes no format's colour: sky blue (7). */
 			size_t rank = k == 0 && p->series.nkeys == 0 ? 7 : 1;
-			if ((size_t)k < p->series.nkeys)
-				rank = value_rank(r, p->series.key[k], skv_groups_value(&p->series, r, i, (size_t)k));
-			else if (k == 1 && p->c->kind == SKV_CHART_LINES && hides_earlier(p, i))
+			if (have)
+				rank = ranks[p->series.first[i]];
+			else if (k == 1 && p->c->kind == SKV_CHART_LINES && hides_earlier(p, spx, i))
 				rank = 2;
 			fprintf(f, "%s%zu", i ? ", " : "", rank);
 		}
 	}
+	free(ranks);
+	free(spx);
 	/* The labels of a category axis, one string each: the scripts add them
 	 * as ticks one by one (set xtics add (xticlab[i] i)), never through an
 	 * eval of a command built from them. */

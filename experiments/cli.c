@@ -180,29 +180,32 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-static int report_error(const skv_app_error *e, int st)
+int skv_app_fail(skv_app_error *e, int st)
 {
-	fprintf(stderr, "%s\n", e->msg);
+	fprintf(stderr, "%s\n", skv_app_error_text(e));
+	skv_app_error_free(e);
 	return st;
 }
 
-/* Runs a checked spec whose --out has been prepared and writes its files. */
-static int execute(const skv_app_spec *s, const char *command)
+int skv_app_execute(const skv_app_spec *s, const char *command, skv_app_error *e)
 {
-	skv_app_error e;
 	skv_app_result r;
 	memset(&r, 0, sizeof r);
 	FILE *progress = isatty(fileno(stderr)) ? stderr : NULL;
-	int st = skv_app_engine_run(&r, s, progress, &e);
+	int st = skv_app_engine_run(&r, s, progress, e);
 	if (st == SKV_APP_EXIT_OK)
-		st = skv_app_write_outputs(s, &r, command, &e);
+		st = skv_app_write_outputs(s, &r, command, e);
 	if (st != SKV_APP_EXIT_OK) {
 		skv_app_result_free(&r);
-		return report_error(&e, st);
+		return st;
 	}
-	fprintf(stderr, "skv: %s: seed %llu, %zu points x %llu trials, %.1f s -> %s/%s.csv\n", s->exp->name,
-		(unsigned long long)s->list[SKV_APP_P_SEED].v[0].u, r.npoints, (unsigned long long)r.trials,
-		r.wall_s, s->out, s->exp->name);
+	fputs("skv: ", stderr);
+	fputs(s->exp->name, stderr);
+	fputs(": seed ", stderr);
+	skv_app_seed_list(stderr, s);
+	fprintf(stderr, ", %zu point%s x %llu trial%s, %.1f s -> %s/%s.csv\n", r.npoints, r.npoints == 1 ? "" : "s",
+		(unsigned long long)r.trials, r.trials == 1 ? "" : "s", r.wall_s, s->shown_out ? s->shown_out : s->out,
+		s->exp->name);
 	skv_app_result_free(&r);
 	return SKV_APP_EXIT_OK;
 }
@@ -217,7 +220,7 @@ static int has_help(int argc, char **argv)
 
 static int cmd_run(int argc, char **argv, const char *command)
 {
-	skv_app_error e;
+	skv_app_error e = {NULL};
 	if (argc < 1) {
 		fprintf(stderr, "skv: run needs an experiment name (see skv list)\n");
 		return SKV_APP_EXIT_USAGE;
@@ -229,7 +232,7 @@ static int cmd_run(int argc, char **argv, const char *command)
 	skv_app_spec s;
 	int st = skv_app_spec_init(&s, argv[0], &e);
 	if (st != SKV_APP_EXIT_OK)
-		return report_error(&e, st);
+		return skv_app_fail(&e, st);
 	if (has_help(argc - 1, argv + 1)) {
 		experiment_help(stdout, &s);
 		skv_app_spec_free(&s);
@@ -240,135 +243,20 @@ static int cmd_run(int argc, char **argv, const char *command)
 		st = skv_app_spec_check(&s, &e);
 	if (st == SKV_APP_EXIT_OK)
 		st = skv_app_out_prepare(s.out, &e);
+	if (st == SKV_APP_EXIT_OK)
+		st = skv_app_out_lock(s.out, command, &e);
 	if (st != SKV_APP_EXIT_OK) {
 		skv_app_spec_free(&s);
-		return report_error(&e, st);
+		return skv_app_fail(&e, st);
 	}
-	st = execute(&s, command);
+	st = skv_app_execute(&s, command, &e);
 	skv_app_spec_free(&s);
-	return st;
-}
-
-/* Rewrites "skv: MSG" as "skv: FILE:LINE: MSG". */
-static void locate(skv_app_error *e, const char *file, size_t line)
-{
-	skv_app_error t;
-	const char *m = strncmp(e->msg, "skv: ", 5) == 0 ? e->msg + 5 : e->msg;
-	skv_app_errorf(&t, "skv: %s:%zu: %s", file, line, m);
-	*e = t;
-}
-
-/* Parses one suite line into a spec: "run EXPERIMENT [--flags]", then the
- * suite's own flags over it. Returns 0 for a blank or comment line (no spec),
- * 1 for a spec, or minus an exit status. */
-static int suite_line(skv_app_spec *s, char *line, int nextra, char **extra, skv_app_error *e)
-{
-	char *hash = strchr(line, '#');
-	if (hash)
-		*hash = '\0';
-	size_t cap = 8, argc = 0;
-	char **argv = malloc(cap * sizeof *argv), *save = NULL;
-	if (!argv) {
-		skv_app_errorf(e, "skv: out of memory");
-		return -SKV_APP_EXIT_RUNTIME;
-	}
-	for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-		if (argc == cap) {
-			char **g = realloc(argv, 2 * cap * sizeof *argv);
-			if (!g) {
-				free(argv);
-				skv_app_errorf(e, "skv: out of memory");
-				return -SKV_APP_EXIT_RUNTIME;
-			}
-			argv = g;
-			cap *= 2;
-		}
-		argv[argc++] = t;
-	}
-	int rc = 0;
-	if (argc == 0) {
-		rc = 0;
-	} else if (strcmp(argv[0], "run") != 0 || argc < 2) {
-		skv_app_errorf(e, "skv: expected 'run EXPERIMENT [--flags]', got '%s'", argv[0]);
-		rc = -SKV_APP_EXIT_USAGE;
-	} else {
-		int st = skv_app_spec_init(s, argv[1], e);
-		if (st == SKV_APP_EXIT_OK) {
-			st = skv_app_spec_args(s, (int)argc - 2, argv + 2, e);
-			if (st == SKV_APP_EXIT_OK)
-				st = skv_app_spec_args(s, nextra, extra, e);
-			if (st == SKV_APP_EXIT_OK)
-				st = skv_app_spec_check(s, e);
-			if (st != SKV_APP_EXIT_OK)
-				skv_app_spec_free(s);
-		}
-		rc = st == SKV_APP_EXIT_OK ? 1 : -st;
-	}
-	free(argv);
-	return rc;
-}
-
-/* Every line is parsed and checked, and every output folder prepared,
- * before the first experiment runs. */
-static int cmd_suite(int argc, char **argv, const char *command)
-{
-	skv_app_error e;
-	if (argc < 1 || strncmp(argv[0], "--", 2) == 0) {
-		fprintf(stderr, "skv: suite needs a file name (skv suite FILE [--flags])\n");
-		return SKV_APP_EXIT_USAGE;
-	}
-	const char *file = argv[0];
-	FILE *f = fopen(file, "r");
-	if (!f) {
-		fprintf(stderr, "skv: cannot read suite file '%s': %s\n", file, strerror(errno));
-		return SKV_APP_EXIT_RUNTIME;
-	}
-	skv_app_spec *specs = NULL;
-	size_t nspecs = 0, lineno = 0, cap = 0, n = 0;
-	char *line = NULL;
-	int rc = SKV_APP_EXIT_OK;
-	while (rc == SKV_APP_EXIT_OK && getline(&line, &cap, f) >= 0) {
-		lineno++;
-		skv_app_spec s;
-		int got = suite_line(&s, line, argc - 1, argv + 1, &e);
-		if (got < 0) {
-			locate(&e, file, lineno);
-			rc = report_error(&e, -got);
-		} else if (got > 0) {
-			skv_app_spec *g = realloc(specs, (nspecs + 1) * sizeof *specs);
-			if (!g) {
-				skv_app_spec_free(&s);
-				fprintf(stderr, "skv: out of memory\n");
-				rc = SKV_APP_EXIT_RUNTIME;
-			} else {
-				specs = g;
-				specs[nspecs++] = s;
-			}
-		}
-	}
-	if (rc == SKV_APP_EXIT_OK && ferror(f)) {
-		fprintf(stderr, "skv: cannot read suite file '%s': %s\n", file, strerror(errno));
-		rc = SKV_APP_EXIT_RUNTIME;
-	}
-	free(line);
-	fclose(f);
-	if (rc == SKV_APP_EXIT_OK && nspecs == 0) {
-		fprintf(stderr, "skv: %s: no 'run' lines\n", file);
-		rc = SKV_APP_EXIT_USAGE;
-	}
-	for (n = 0; rc == SKV_APP_EXIT_OK && n < nspecs; n++)
-		if (skv_app_out_prepare(specs[n].out, &e) != SKV_APP_EXIT_OK)
-			rc = report_error(&e, SKV_APP_EXIT_RUNTIME);
-	for (n = 0; rc == SKV_APP_EXIT_OK && n < nspecs; n++)
-		rc = execute(&specs[n], command);
-	for (n = 0; n < nspecs; n++)
-		skv_app_spec_free(&specs[n]);
-	free(specs);
-	return rc;
+	return st == SKV_APP_EXIT_OK ? st : skv_app_fail(&e, st);
 }
 
 int skv_app_main(int argc, char **argv)
 {
+	skv_app_temp_install();
 	if (argc < 2) {
 		usage(stderr);
 		return SKV_APP_EXIT_USAGE;
@@ -399,7 +287,8 @@ int skv_app_main(int argc, char **argv)
 		fprintf(stderr, "skv: out of memory\n");
 		return SKV_APP_EXIT_RUNTIME;
 	}
-	int st = strcmp(cmd, "run") == 0 ? cmd_run(argc - 2, argv + 2, command) : cmd_suite(argc - 2, argv + 2, command);
+	int st = strcmp(cmd, "run") == 0 ? cmd_run(argc - 2, argv + 2, command)
+					 : skv_app_suite(argc - 2, argv + 2, command);
 	free(command);
 	return st;
 }

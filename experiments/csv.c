@@ -2,6 +2,9 @@
 #include "csv.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +156,45 @@ static void parser_free(parser *p)
 	free(p->recline.v);
 }
 
+/* Header names: none empty, none twice. The column numbers are sorted by
+ * name, so the check is O(c log c) in the column count and the sorted
+ * order serves skv_csv_find's binary search. qsort has no context
+ * argument: the names are reached through a static, set just before the
+ * sort (the reader runs on one thread). */
+static const char *sort_out;
+static const size_t *sort_off;
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(sort_out + sort_off[*(const size_t *)a], sort_out + sort_off[*(const size_t *)b]);
+}
+
+static int check_header(size_t **sorted, const parser *p, size_t ncols, const char *name, char *err, size_t errlen)
+{
+	for (size_t c = 0; c < ncols; c++)
+		if (!p->out[p->field.v[c]]) {
+			skv_csv_fail(err, errlen, name, 1, "column %zu has an empty name", c + 1);
+			return SKV_EINVAL;
+		}
+	size_t *idx = malloc((ncols ? ncols : 1) * sizeof *idx);
+	if (!idx) {
+		skv_csv_fail(err, errlen, name, 1, "out of memory");
+		return SKV_ENOMEM;
+	}
+	for (size_t c = 0; c < ncols; c++)
+		idx[c] = c;
+	sort_out = p->out;
+	sort_off = p->field.v;
+	qsort(idx, ncols, sizeof *idx, cmp_name);
+	for (size_t c = 1; c < ncols; c++)
+		if (cmp_name(&idx[c - 1], &idx[c]) == 0) {
+			skv_csv_fail(err, errlen, name, 1, "column '%s' appears twice", p->out + p->field.v[idx[c]]);
+			free(idx);
+			return SKV_EINVAL;
+		}
+	*sorted = idx;
+	return SKV_OK;
+}
+
 int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, char *err, size_t errlen)
 {
 	if (!name)
@@ -191,6 +233,11 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 		size_t r = p.rec.n - 1, n = p.field.n - p.rec.v[r];
 		if (r == 0) {
 			ncols = n;
+			if (ncols > SKV_CSV_MAX_COLS) {
+				skv_csv_fail(err, errlen, name, 1, "%zu columns, more than the %d skv reads", ncols,
+					     SKV_CSV_MAX_COLS);
+				rc = SKV_EINVAL;
+			}
 		} else if (n != ncols) {
 			skv_csv_fail(err, errlen, name, p.recline.v[r], "%zu fields, the header has %zu", n, ncols);
 			rc = SKV_EINVAL;
@@ -205,25 +252,18 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 		return rc;
 	}
 	size_t nrec = p.rec.n - 1;
-	for (size_t c = 0; c < ncols; c++) {
-		const char *h = p.out + p.field.v[c];
-		if (!*h) {
-			skv_csv_fail(err, errlen, name, 1, "column %zu has an empty name", c + 1);
-			parser_free(&p);
-			return SKV_EINVAL;
-		}
-		for (size_t c2 = 0; c2 < c; c2++)
-			if (strcmp(h, p.out + p.field.v[c2]) == 0) {
-				skv_csv_fail(err, errlen, name, 1, "column '%s' appears twice", h);
-				parser_free(&p);
-				return SKV_EINVAL;
-			}
+	size_t *sorted = NULL;
+	rc = check_header(&sorted, &p, ncols, name, err, errlen);
+	if (rc) {
+		parser_free(&p);
+		return rc;
 	}
 	char **field = malloc(p.field.n * sizeof *field);
 	char *nm = strdup(name);
 	if (!field || !nm) {
 		free(field);
 		free(nm);
+		free(sorted);
 		parser_free(&p);
 		skv_csv_fail(err, errlen, name, 0, "out of memory");
 		return SKV_ENOMEM;
@@ -236,6 +276,7 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 	t->line = p.recline.v;
 	t->name = nm;
 	t->text = p.out;
+	t->sorted = sorted;
 	free(p.field.v);
 	free(p.rec.v);
 	return SKV_OK;
@@ -243,51 +284,62 @@ int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, ch
 
 int skv_csv_read(skv_csv *t, const char *path, char *err, size_t errlen)
 {
+	return skv_csv_read_as(t, path, path, err, errlen);
+}
+
+int skv_csv_read_as(skv_csv *t, const char *path, const char *name, char *err, size_t errlen)
+{
 	if (!t || !path) {
 		skv_csv_fail(err, errlen, path ? path : "(null)", 0, "invalid argument");
 		return SKV_EINVAL;
 	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return SKV_EIO;
-	}
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
+	if (!name)
+		name = path;
+	/* Without blocking, so a FIFO is refused instead of waited on. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	int rc = SKV_OK;
-	for (;;) {
-		if (cap - n < 65536) {
-			if (cap > SIZE_MAX / 2 - 65536) {
-				rc = SKV_ENOMEM;
-				break;
-			}
-			size_t ncap = 2 * cap + 65536;
-			char *b = realloc(buf, ncap);
-			if (!b) {
-				rc = SKV_ENOMEM;
-				break;
-			}
-			buf = b;
-			cap = ncap;
-		}
-		size_t k = fread(buf + n, 1, cap - n, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	if (!rc && ferror(f))
-		rc = SKV_EIO;
-	fclose(f);
-	if (rc) {
+	const char *why = NULL;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if ((uint64_t)st.st_size > SKV_CSV_MAX_BYTES)
+		why = "larger than the 2 GiB skv reads";
+	char *buf = why ? NULL : malloc((size_t)st.st_size + 1);
+	if (!why && !buf)
+		why = "out of memory";
+	size_t n = 0;
+	ssize_t k = 0;
+	while (!why && n < (size_t)st.st_size && (k = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
+		n += (size_t)k;
+	if (!why && k < 0)
+		why = strerror(errno);
+	if (fd >= 0)
+		close(fd);
+	if (why) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", path, rc == SKV_EIO ? "read error" : "out of memory");
+			snprintf(err, errlen, "%s: %s", name, why);
 		free(buf);
-		return rc;
+		return fd < 0 && errno == ENOENT ? SKV_EIO : SKV_EIO;
 	}
-	rc = skv_csv_parse(t, buf, n, path, err, errlen);
+	rc = skv_csv_parse(t, buf, n, name, err, errlen);
+	if (rc == SKV_OK) {
+		t->bytes = n;
+		t->fnv = skv_csv_fnv1a64(SKV_CSV_FNV_INIT, buf, n);
+	}
 	free(buf);
 	return rc;
+}
+
+uint64_t skv_csv_fnv1a64(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
 }
 
 void skv_csv_free(skv_csv *t)
@@ -298,6 +350,7 @@ void skv_csv_free(skv_csv *t)
 	free(t->line);
 	free(t->name);
 	free(t->text);
+	free(t->sorted);
 	memset(t, 0, sizeof *t);
 }
 
@@ -319,11 +372,20 @@ int skv_csv_find(const skv_csv *t, const char *name, size_t *col)
 {
 	if (!t || !name || !col)
 		return SKV_EINVAL;
-	for (size_t c = 0; c < t->ncols; c++)
-		if (strcmp(t->field[c], name) == 0) {
-			*col = c;
+	/* binary search of the names in sorted order: O(log c) a lookup */
+	size_t lo = 0, hi = t->ncols;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(t->field[t->sorted[mid]], name);
+		if (d == 0) {
+			*col = t->sorted[mid];
 			return SKV_OK;
 		}
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return SKV_EINVAL;
 }
 

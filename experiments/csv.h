@@ -3,6 +3,7 @@
 #define SKV_CSV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A parsed CSV file: a header record and nrows data records of ncols fields
  * each. Fields are unquoted, NUL-terminated strings owned by the table. */
@@ -13,7 +14,15 @@ typedef struct {
 	size_t *line;   /* [nrows + 1] physical line (1-based) where each record starts */
 	char *name;     /* the file name used in messages */
 	char *text;     /* storage of every field */
+	size_t *sorted; /* [ncols] the columns in name order (for lookups) */
+	size_t bytes;   /* size of the file read (skv_csv_read), 0 otherwise */
+	uint64_t fnv;   /* its FNV-1a 64 checksum (skv_csv_fnv1a64 of its bytes) */
 } skv_csv;
+
+/* Limits, far above what skv writes (a million rows of about 40 columns is
+ * under 400 MB): a file beyond them is refused with a message. */
+#define SKV_CSV_MAX_COLS 4096
+#define SKV_CSV_MAX_BYTES ((uint64_t)2 << 30)
 
 /* Parses text[0..len) as RFC 4180 CSV: records end in CRLF or LF (the last
  * may have no terminator), fields are separated by commas, a field may be
@@ -28,8 +37,17 @@ typedef struct {
 int skv_csv_parse(skv_csv *t, const char *text, size_t len, const char *name, char *err, size_t errlen);
 
 /* Reads and parses the file at path; SKV_EIO (with "path: reason") when it
- * cannot be read. */
+ * cannot be read, is not a regular file (refused without blocking on a
+ * FIFO) or is larger than SKV_CSV_MAX_BYTES. The _as form names the file
+ * `name` in messages. Records the file's size and checksum in t. */
 int skv_csv_read(skv_csv *t, const char *path, char *err, size_t errlen);
+int skv_csv_read_as(skv_csv *t, const char *path, const char *name, char *err, size_t errlen);
+
+/* FNV-1a, 64 bits (Fowler, Noll, Vo), continuing from h: the checksum a
+ * .meta records for its CSV and .md (it ties a set of files together
+ * against a mixed or cut write; it is no defence against forgery). */
+#define SKV_CSV_FNV_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t skv_csv_fnv1a64(uint64_t h, const void *data, size_t n);
 
 void skv_csv_free(skv_csv *t);
 

@@ -521,6 +521,24 @@ static int fail(skv_app_error *e, const engine *en, const char *what, size_t row
 	return SKV_APP_EXIT_RUNTIME;
 }
 
+/* A drawn problem that overflows its input format: a usage error, named by
+ * the flags that chose it (skv_problem_init's SKV_ERANGE: a value, the sink
+ * key or the ramp outside the format, or no direction for them). */
+static int draw_range(skv_app_error *e, const engine *en, size_t row)
+{
+	skv_app_value v[SKV_APP_NPARAMS];
+	row_values(en, row, v);
+	char in[32], sc[32], dist[32];
+	skv_app_value_format(in, sizeof in, SKV_APP_P_INPUT, v[SKV_APP_P_INPUT]);
+	skv_app_value_format(sc, sizeof sc, SKV_APP_P_SCORE_SCALE, v[SKV_APP_P_SCORE_SCALE]);
+	skv_app_value_format(dist, sizeof dist, SKV_APP_P_DIST, v[SKV_APP_P_DIST]);
+	skv_app_errorf(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
+			  "%g) at point %zu trial %llu; lower --score-scale or widen --input",
+		       en->s->exp->name, sc, dist, in, skv_format_max((skv_format)v[SKV_APP_P_INPUT].u),
+		       row / en->trials, (unsigned long long)(row % en->trials));
+	return SKV_APP_EXIT_USAGE;
+}
+
 /* Phase 1: the chunk's problems, then every (instance, query row) truth. */
 static int phase_instances(engine *en, size_t i0, size_t i1, skv_app_error *e)
 {
@@ -535,7 +553,8 @@ static int phase_instances(engine *en, size_t i0, size_t i1, skv_app_error *e)
 	}
 	for (size_t i = i0; i < i1; i++) {
 		if (en->inst[i].st != SKV_OK)
-			return fail(e, en, "drawing the problem", en->inst[i].rep, en->inst[i].st);
+			return en->inst[i].st == SKV_ERANGE ? draw_range(e, en, en->inst[i].rep)
+							    : fail(e, en, "drawing the problem", en->inst[i].rep, en->inst[i].st);
 		ntruth += en->inst[i].nq;
 	}
 	size_t *ti = malloc(ntruth * sizeof *ti), *tq = malloc(ntruth * sizeof *tq);
@@ -679,6 +698,77 @@ static int build_sharing(engine *en)
 	free(rep);
 	free(keys);
 	return st;
+}
+
+/* ------------------------------------------------------------ estimate */
+
+/* One point's sizes, for the estimate. */
+typedef struct {
+	double n, d, nq, S;
+	uint64_t key[7]; /* what its instance depends on, trial aside */
+} point_size;
+
+static int cmp_point_key(const void *a, const void *b)
+{
+	const point_size *x = a, *y = b;
+	return memcmp(x->key, y->key, sizeof x->key);
+}
+
+/* Bytes MPFR's truth holds per key while it runs (the weights and the exact
+ * products at 128 bits, their pointers; lib/truth.c), with room. */
+enum { TRUTH_BYTES_PER_KEY = 160 };
+/* Seconds per work unit (see progress), measured on x86-64: an estimate. */
+#define SECONDS_PER_UNIT 8e-9
+
+int skv_app_engine_estimate(double *bytes, double *cpu_s, const skv_app_spec *s, int threads)
+{
+	const size_t np = skv_app_spec_npoints(s);
+	const double T = (double)skv_app_spec_trials(s);
+	point_size *ps = malloc((np ? np : 1) * sizeof *ps);
+	if (!ps)
+		return SKV_ENOMEM;
+	double inst_max = 0, run_max = 0, work = 0, rows = (double)np * T;
+	for (size_t p = 0; p < np; p++) {
+		skv_app_value v[SKV_APP_NPARAMS];
+		skv_app_spec_values(s, p, v);
+		point_size *q = &ps[p];
+		q->n = (double)v[SKV_APP_P_CTX].u, q->d = (double)v[SKV_APP_P_HEAD_DIM].u;
+		q->nq = (double)nq_of(s->exp->kind, v);
+		q->S = s->exp->kind == SKV_APP_KIND_SPLIT ? (double)v[SKV_APP_P_SPLITS].u : 1;
+		const uint64_t k[7] = {v[SKV_APP_P_CTX].u, v[SKV_APP_P_HEAD_DIM].u, v[SKV_APP_P_DIST].u,
+				       bits_of(v[SKV_APP_P_SCORE_SCALE].r), v[SKV_APP_P_INPUT].u, (uint64_t)q->nq,
+				       v[SKV_APP_P_SEED].u};
+		memcpy(q->key, k, sizeof k);
+		double inst = (q->nq + 2 * q->n) * q->d * 8 + q->nq * (q->d + 1) * 16;
+		inst_max = inst > inst_max ? inst : inst_max;
+		double run = q->S * q->d * 16 + q->S * 24 + q->nq * q->d * 8;
+		run_max = run > run_max ? run : run_max;
+		/* a kernel run or online pass, and a store and merge, per trial */
+		work += T * (WORK_KERNEL * keys_dims(v, q->nq > 1) + WORK_MERGE * q->S * q->d);
+	}
+	/* Problems and truths once per distinct instance and trial. */
+	qsort(ps, np, sizeof *ps, cmp_point_key);
+	for (size_t p = 0; p < np; p++)
+		if (p == 0 || cmp_point_key(&ps[p - 1], &ps[p]) != 0) {
+			const point_size *q = &ps[p];
+			double kd = q->nq > 1 ? q->n * (q->n + 1) / 2 * q->d : q->n * q->d;
+			work += T * (WORK_TRUTH * kd + WORK_DRAW * (q->nq + 2 * q->n) * q->d);
+		}
+	double nmax = 0;
+	for (size_t p = 0; p < np; p++)
+		nmax = ps[p].n > nmax ? ps[p].n : nmax;
+	free(ps);
+	/* A chunk of instances (chunk_bytes, or one when larger), every kernel
+	 * run of the chunk (bounded here by one run per point and trial of the
+	 * chunk's instances), each thread's truth and row scratch, the rows and
+	 * their sharing keys. */
+	const double chunk = inst_max > (double)chunk_bytes ? inst_max : (double)chunk_bytes;
+	const double per_chunk = inst_max > 0 ? chunk / inst_max : 1;
+	const double runs = run_max * (per_chunk * (double)np < rows ? per_chunk * (double)np : rows);
+	*bytes = (inst_max < chunk ? inst_max * per_chunk : inst_max) + runs +
+		 (double)threads * (TRUTH_BYTES_PER_KEY * nmax + run_max) + rows * (sizeof(skv_app_row) + 96);
+	*cpu_s = work * SECONDS_PER_UNIT;
+	return SKV_OK;
 }
 
 static void engine_free(engine *en)

@@ -17,10 +17,14 @@ int skv_gnuplot_find(char *buf, size_t n);
  * ending in '/', in buf; SKV_EIO when none holds common.gp. */
 int skv_gnuplot_scripts(char *buf, size_t n);
 
-/* Runs `gnuplot -c SCRIPT CSV OUT TERM` and waits for it; gnuplot's own
- * messages go to stderr. SKV_OK when it exits with status 0 and OUT is not
- * empty, else SKV_EIO with a one-line reason in err. */
+/* Runs `gnuplot -c SCRIPT CSV OUT TERM` and waits for it, its standard
+ * error captured (never passed to the terminal). SKV_OK when it exits with
+ * status 0 and OUT is a complete chart (a PNG ending in its IEND chunk, an
+ * SVG ending in </svg>); then *warnings (when not NULL) gets gnuplot's
+ * messages, if it wrote any (malloc'd; NULL otherwise). Else SKV_EIO with a
+ * one-line reason in err naming the chart as `shown` (NULL: OUT): ENOSPC
+ * when the disk is full, gnuplot's last message when it failed. */
 int skv_gnuplot_run(const char *gnuplot, const char *script, const char *csv, const char *out, const char *term,
-		    char *err, size_t errlen);
+		    const char *shown, char **warnings, char *err, size_t errlen);
 
 #endif

@@ -30,6 +30,11 @@ static int cmp_size(const void *a, const void *b)
  *         bounds are all 0 (no key is visited); the engine measures it
  *         against the empty attention (output 0, LSE -inf).
  */
+size_t skv_app_layout_min_splits(skv_app_layout layout)
+{
+	return layout == SKV_APP_LAYOUT_LAST_EMPTY ? 2 : 1;
+}
+
 int skv_app_layout_bounds(size_t *bounds, size_t n, size_t S, skv_app_layout layout, uint64_t seed)
 {
 	if (!bounds || S == 0 || S > n)

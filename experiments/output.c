@@ -1,4 +1,5 @@
 /* output.c - the files of a run: EXPERIMENT.csv (one row per point and trial), .md (aggregated table), .meta. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "app.h"
+#include "csv.h"
 
 extern char **environ;
 
@@ -275,7 +277,8 @@ static void git_commit(char *buf, size_t n)
 	snprintf(buf, n, "%s%s", line, dirty ? " (with uncommitted changes to the sources)" : "");
 }
 
-int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command)
+int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command,
+		       const skv_app_file_sum *sums)
 {
 	char commit[128], date[64], *flags = NULL;
 	time_t now = time(NULL);
@@ -290,9 +293,14 @@ int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, 
 	fprintf(f, "experiment: %s\n", s->exp->name);
 	fprintf(f, "command: %s\n", command ? command : "(library call)");
 	fprintf(f, "reproduce: skv run %s %s\n", s->exp->name, flags);
-	fprintf(f, "seed: %llu\n", (unsigned long long)s->list[SKV_APP_P_SEED].v[0].u);
-	fprintf(f, "seed_derivation: trial t draws its problem from skv_seed_mix(seed, t)\n");
+	fputs("seed: ", f);
+	skv_app_seed_list(f, s);
+	fprintf(f, "\nseed_derivation: trial t draws its problem from skv_seed_mix(seed, t)\n");
 	fprintf(f, "points: %zu\ntrials: %llu\nrows: %zu\n", r->npoints, (unsigned long long)r->trials, r->nrows);
+	if (sums) /* the commit record: the set this .meta belongs to */
+		for (int i = 0; i < 2; i++)
+			fprintf(f, "%s: %s.%s, %zu bytes, fnv1a64 %016llx\n", i ? "md_file" : "csv_file", s->exp->name,
+				i ? "md" : "csv", sums[i].bytes, (unsigned long long)sums[i].fnv);
 	fprintf(f, "threads: %d\n", r->threads);
 	fprintf(f, "instances: %zu\ntruth_calls: %zu\nkernel_runs: %zu\n", r->n_instances, r->n_truth_calls,
 		r->n_kernel_runs);
@@ -315,104 +323,74 @@ int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, 
 	return ferror(f) ? SKV_EIO : SKV_OK;
 }
 
-int skv_app_out_prepare(const char *dir, skv_app_error *e)
+/* Size and checksum of a written file. */
+static int file_sum(skv_app_file_sum *fs, const char *path)
 {
-	size_t n = strlen(dir);
-	char *path = malloc(n + 64);
-	if (!path) {
-		skv_app_errorf(e, "skv: out of memory");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return SKV_EIO;
+	char buf[65536];
+	size_t k;
+	fs->bytes = 0;
+	fs->fnv = SKV_CSV_FNV_INIT;
+	while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+		fs->bytes += k;
+		fs->fnv = skv_csv_fnv1a64(fs->fnv, buf, k);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	return bad ? SKV_EIO : SKV_OK;
+}
+
+/* Writes one file of the set to a new temporary next to `final`. */
+static int write_one(char **tmp, const char *final, const skv_app_spec *s, const skv_app_result *r,
+		     const char *command, const skv_app_file_sum *sums, int which, skv_app_error *e)
+{
+	if (skv_app_temp_create(tmp, final, e) != SKV_OK)
 		return SKV_APP_EXIT_RUNTIME;
+	FILE *f = fopen(*tmp, "w");
+	int st = !f ? SKV_EIO
+		 : which == 0 ? skv_app_write_csv(f, s, r)
+		 : which == 1 ? skv_app_write_md(f, s, r)
+			      : skv_app_write_meta(f, s, r, command, sums);
+	int saved = errno;
+	if (f && fclose(f) != 0 && st == SKV_OK) {
+		st = SKV_EIO;
+		saved = errno;
 	}
-	memcpy(path, dir, n + 1);
-	/* mkdir -p: each prefix ending before a '/', then the whole path. */
-	int err = 0;
-	for (size_t i = 1; i <= n && !err; i++) {
-		if (i < n && path[i] != '/')
-			continue;
-		char c = path[i];
-		path[i] = '\0';
-		struct stat st;
-		if (mkdir(path, 0777) != 0 && errno != EEXIST)
-			err = errno;
-		else if (stat(path, &st) != 0)
-			err = errno;
-		else if (!S_ISDIR(st.st_mode))
-			err = ENOTDIR;
-		path[i] = c;
-	}
-	if (!err) {
-		/* A real file is the only reliable test (access() ignores read-only
-		 * mounts for root, and ACLs). */
-		snprintf(path + n, 64, "/.skv-probe-%ld.tmp", (long)getpid());
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
-		if (fd < 0)
-			err = errno;
-		else {
-			close(fd);
-			unlink(path);
-		}
-	}
-	free(path);
-	if (err) {
-		skv_app_errorf(e, "skv: cannot write to --out '%s': %s", dir, strerror(err));
+	if (st != SKV_OK) {
+		skv_app_errorf(e, "skv: cannot write '%s': %s", final, st == SKV_ENOMEM ? "out of memory" : strerror(saved));
 		return SKV_APP_EXIT_RUNTIME;
 	}
 	return SKV_APP_EXIT_OK;
 }
 
-typedef int (*writer)(FILE *, const skv_app_spec *, const skv_app_result *, const char *);
-static int w_csv(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *c)
-{
-	(void)c;
-	return skv_app_write_csv(f, s, r);
-}
-static int w_md(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *c)
-{
-	(void)c;
-	return skv_app_write_md(f, s, r);
-}
-
 int skv_app_write_outputs(const skv_app_spec *s, const skv_app_result *r, const char *command, skv_app_error *e)
 {
 	static const char *const ext[] = {"csv", "md", "meta"};
-	const writer w[] = {w_csv, w_md, skv_app_write_meta};
 	enum { NFILES = sizeof ext / sizeof ext[0] };
 	char *tmp[NFILES] = {NULL}, *fin[NFILES] = {NULL};
-	size_t len = strlen(s->out) + strlen(s->exp->name) + 16;
+	skv_app_file_sum sums[2];
 	int rc = SKV_APP_EXIT_OK;
 	for (size_t i = 0; i < NFILES && rc == SKV_APP_EXIT_OK; i++) {
-		tmp[i] = malloc(len);
-		fin[i] = malloc(len);
-		if (!tmp[i] || !fin[i]) {
+		if (asprintf(&fin[i], "%s/%s.%s", s->out, s->exp->name, ext[i]) < 0) {
+			fin[i] = NULL;
 			skv_app_errorf(e, "skv: out of memory");
 			rc = SKV_APP_EXIT_RUNTIME;
 			break;
 		}
-		snprintf(tmp[i], len, "%s/.%s.%s.tmp", s->out, s->exp->name, ext[i]);
-		snprintf(fin[i], len, "%s/%s.%s", s->out, s->exp->name, ext[i]);
-		FILE *f = fopen(tmp[i], "w");
-		int st = f ? w[i](f, s, r, command) : SKV_EIO;
-		int saved = errno;
-		if (f && fclose(f) != 0 && st == SKV_OK) {
-			st = SKV_EIO;
-			saved = errno;
-		}
-		if (st != SKV_OK) {
-			skv_app_errorf(e, "skv: cannot write '%s': %s", tmp[i],
-				 st == SKV_ENOMEM ? "out of memory" : strerror(saved));
+		rc = write_one(&tmp[i], fin[i], s, r, command, sums, (int)i, e);
+		if (rc == SKV_APP_EXIT_OK && i < 2 && file_sum(&sums[i], tmp[i]) != SKV_OK) {
+			skv_app_errorf(e, "skv: cannot read back '%s': %s", tmp[i], strerror(errno));
 			rc = SKV_APP_EXIT_RUNTIME;
 		}
 	}
-	/* Every file is complete before any is renamed into place. */
-	for (size_t i = 0; i < NFILES && rc == SKV_APP_EXIT_OK; i++)
-		if (rename(tmp[i], fin[i]) != 0) {
-			skv_app_errorf(e, "skv: cannot rename '%s' to '%s': %s", tmp[i], fin[i],
-				 strerror(errno));
-			rc = SKV_APP_EXIT_RUNTIME;
-		}
+	/* Every file is complete and on disk before any is renamed into place. */
+	if (rc == SKV_APP_EXIT_OK)
+		rc = skv_app_publish(tmp, fin, NFILES, e);
 	for (size_t i = 0; i < NFILES; i++) {
 		if (rc != SKV_APP_EXIT_OK && tmp[i])
-			unlink(tmp[i]);
+			skv_app_temp_discard(tmp[i]);
 		free(tmp[i]);
 		free(fin[i]);
 	}

@@ -186,16 +186,52 @@ void skv_app_param_allowed(char *buf, size_t n, int id)
 	}
 }
 
-/* A number token is ASCII digits (and for reals a sign, point and exponent):
- * strtoull alone would accept leading blanks and wrap "-1" to 2^64 - 1. */
+/*
+ * Number syntax, one rule for every parameter: decimal, or C hexadecimal
+ * with a 0x prefix (integers 0x1F; reals 0x1.8p3, which states a double
+ * exactly). No sign for integers, no leading blanks, no inf or nan, nothing
+ * after the number. A real literal is read as the double nearest to it (as
+ * strtod rounds), also when that is subnormal or zero (1e-400 reads as 0),
+ * and that double is what the range check sees.
+ */
+static int is_hex_prefix(const char *s) { return s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
+
+/* An integer token: digits only, or 0x and hex digits only (strtoull alone
+ * would accept leading blanks and signs and wrap "-1" to 2^64 - 1). */
 static int int_token(const char *s)
 {
-	if (!*s)
+	const int hex = is_hex_prefix(s);
+	const char *d = hex ? s + 2 : s;
+	if (!*d)
 		return 0;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
+	for (; *d; d++)
+		if (!(hex ? (*d >= '0' && *d <= '9') || (*d >= 'a' && *d <= 'f') || (*d >= 'A' && *d <= 'F')
+			  : *d >= '0' && *d <= '9'))
 			return 0;
 	return 1;
+}
+
+/* A real token: what strtod reads, minus blanks, inf and nan. */
+static int real_token(const char *s)
+{
+	if (!*s || *s == ' ' || *s == '\t' || *s == '\n')
+		return 0;
+	for (const char *c = s; *c; c++)
+		if (*c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
+			return 0; /* inf, infinity, nan: never a parameter value */
+	return 1;
+}
+
+static int malformed(skv_app_error *e, const skv_app_param *p, const char *s, const char *allowed)
+{
+	skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s, p->flag, allowed);
+	return SKV_APP_EXIT_USAGE;
+}
+
+static int out_of_range(skv_app_error *e, const skv_app_param *p, const char *s, const char *allowed)
+{
+	skv_app_errorf(e, "skv: --%s=%s is out of range (expected %s)", p->flag, s, allowed);
+	return SKV_APP_EXIT_USAGE;
 }
 
 int skv_app_value_parse(skv_app_value *v, int id, const char *s, skv_app_error *e)
@@ -216,44 +252,27 @@ int skv_app_value_parse(skv_app_value *v, int id, const char *s, skv_app_error *
 		break;
 	}
 	case SKV_APP_INT: {
-		char *end;
+		if (!int_token(s))
+			return malformed(e, p, s, allowed);
 		errno = 0;
-		unsigned long long u = int_token(s) ? strtoull(s, &end, 10) : 0;
-		if (!int_token(s) || *end) {
-			skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s,
-				 p->flag, allowed);
-			return SKV_APP_EXIT_USAGE;
-		}
-		if (errno == ERANGE || u < p->imin || u > p->imax) {
-			skv_app_errorf(e, "skv: --%s=%s is out of range (expected %s)", p->flag, s,
-				 allowed);
-			return SKV_APP_EXIT_USAGE;
-		}
+		unsigned long long u = strtoull(s, NULL, is_hex_prefix(s) ? 16 : 10);
+		if (errno == ERANGE || u < p->imin || u > p->imax)
+			return out_of_range(e, p, s, allowed);
 		x.u = (uint64_t)u;
 		break;
 	}
 	case SKV_APP_REAL: {
 		char *end;
-		/* strtod also reads "inf", "nan" and hex floats; only finite values
-		 * in range pass the checks below. Leading blanks are refused. */
-		if (!*s || *s == ' ' || *s == '\t' || *s == '\n') {
-			skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s,
-				 p->flag, allowed);
-			return SKV_APP_EXIT_USAGE;
-		}
+		if (!real_token(s))
+			return malformed(e, p, s, allowed);
 		errno = 0;
 		double r = strtod(s, &end);
-		if (*end) {
-			skv_app_errorf(e, "skv: malformed number '%s' for --%s (expected %s)", s,
-				 p->flag, allowed);
-			return SKV_APP_EXIT_USAGE;
-		}
-		if (errno == ERANGE || !isfinite(r) || r < p->rmin || r > p->rmax ||
-		    (p->rmin_open && r == p->rmin)) {
-			skv_app_errorf(e, "skv: --%s=%s is out of range (expected %s)", p->flag, s,
-				 allowed);
-			return SKV_APP_EXIT_USAGE;
-		}
+		if (end == s || *end)
+			return malformed(e, p, s, allowed);
+		/* ERANGE with a finite result is an underflow: r is the nearest
+		 * double (0 or subnormal), kept; with an infinite one, overflow. */
+		if (!isfinite(r) || r < p->rmin || r > p->rmax || (p->rmin_open && r == p->rmin))
+			return out_of_range(e, p, s, allowed);
 		x.r = r;
 		break;
 	}

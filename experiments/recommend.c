@@ -85,9 +85,9 @@ void skv_rec_usage(FILE *f)
 	fputs("\n"
 	      "  --input --compute --p --partial --lse --combine --output=FMT\n"
 	      "                     override one stage format (fp16, bf16, fp32, fp64)\n"
-	      "  --lse-base=e|2     override the LSE base\n"
+	      "  --lse-base=e|2|e2  override the LSE base\n"
 	      "  --lse-offset=X     added to every score: the expected LSE magnitude (0)\n"
-	      "  --dist=gaussian|sink, --score-scale=X   the random problems (gaussian, 0.5)\n"
+	      "  --dist=gaussian|sink|ramp, --score-scale=X   the random problems (gaussian, 0.5)\n"
 	      "  --metric=NAME      norm_rel_err, max_abs_err or ulp_err (ulps of the output format)\n"
 	      "                     (norm_rel_err)\n"
 	      "  --tol=X            a count is within tolerance when the max of the metric over the\n"
@@ -370,7 +370,7 @@ int skv_rec_parse(skv_rec_opts *out, skv_rec_format *fmt, int *help, int argc, c
 		case F_LSE_OFFSET: st = parse_real(&o.lse_offset, fl, v, -MAX_OFFSET, MAX_OFFSET, 0, msg, len); break;
 		case F_DIST:
 			st = skv_dist_parse(&o.dist, v) == SKV_OK ? SKV_OK
-								 : bad(msg, len, "--dist=%s: unknown value (one of gaussian, sink)", v);
+								 : bad(msg, len, "--dist=%s: unknown value (one of gaussian, sink, ramp)", v);
 			break;
 		case F_SCORE_SCALE: st = parse_real(&o.score_scale, fl, v, 0, MAX_SCORE_SCALE, 1, msg, len); break;
 		case F_METRIC:

@@ -1,4 +1,5 @@
 /* report.c - the `skv report DIR` command: charts and REPORT.md from the CSV files of a run. */
+#define _GNU_SOURCE /* asprintf */
 #include "report.h"
 
 #include <dirent.h>
@@ -6,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "chart.h"
 #include "gnuplot.h"
 #include "results.h"
@@ -40,7 +44,8 @@ typedef struct {
 } pending;
 
 typedef struct {
-	const char *dir;
+	const char *dir;  /* where the files are */
+	const char *name; /* the folder as the report and its messages name it */
 	FILE *msg;
 	section *s;
 	size_t n;
@@ -62,70 +67,79 @@ static char *path_join(const char *dir, const char *name, const char *ext)
 	return p;
 }
 
-/* The whole file as a NUL-terminated string; NULL when it cannot be read. */
-static char *slurp(const char *path)
+/* Largest .md and .meta files read: far above what skv writes (a .md is a
+ * few hundred bytes a point), so a wrong file is refused, not loaded. */
+#define MD_MAX_BYTES ((size_t)64 << 20)
+#define META_MAX_BYTES ((size_t)1 << 20)
+
+/* The whole file as a NUL-terminated string. NULL with *why == NULL when
+ * it does not exist; NULL with *why set when it exists but cannot be used:
+ * not a regular file (opened without blocking, so a FIFO is refused rather
+ * than waited on), larger than max, or unreadable. */
+static char *slurp(const char *path, size_t max, const char **why)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	*why = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			*why = strerror(errno);
 		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	char chunk[65536];
-	size_t k;
-	while (m && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
-		fwrite(chunk, 1, k, m);
-	int bad = ferror(f) || !m;
-	fclose(f);
-	if (m)
-		fclose(m);
-	if (bad) {
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		*why = fstat(fd, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file"
+											: "larger than skv ever writes";
+		close(fd);
+		return NULL;
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	size_t n = 0;
+	ssize_t k = 0;
+	while (buf && n < (size_t)st.st_size && (k = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	if (!buf || k < 0) {
+		*why = buf ? strerror(errno) : "out of memory";
 		free(buf);
 		return NULL;
 	}
+	buf[n] = '\0';
 	return buf;
 }
 
-/* Creates an empty file named final.XXXXXX.tmp and records it for the final
- * rename; its name in *tmp. */
+/* Creates an empty temporary next to final (hidden, unique, registered for
+ * removal on a signal) and records it for the final rename; its name in
+ * *tmp. */
 static int pending_new(job *j, const char *final, char **tmp)
 {
-	size_t n = strlen(final) + 12;
-	char *t = malloc(n);
-	char *fin = strdup(final);
+	char *fin = strdup(final), *t = NULL;
 	pending *p = realloc(j->p, (j->np + 1) * sizeof *p);
-	if (!t || !fin || !p) {
-		free(t);
+	if (p)
+		j->p = p;
+	if (!fin || !p) {
 		free(fin);
-		if (p)
-			j->p = p;
 		return SKV_ENOMEM;
 	}
-	j->p = p;
-	snprintf(t, n, "%s.XXXXXX.tmp", final);
-	int fd = mkstemps(t, 4);
-	if (fd < 0) {
-		fprintf(j->msg, "skv report: cannot create a file next to %s: %s\n", final, strerror(errno));
-		free(t);
+	skv_app_error e = {NULL};
+	if (skv_app_temp_create(&t, final, &e) != SKV_OK) {
+		fprintf(j->msg, "skv report: %s\n", skv_app_error_text(&e) + 5);
+		skv_app_error_free(&e);
 		free(fin);
 		return SKV_EIO;
 	}
-	/* mkstemps creates the file 0600; a report is for reading: give it
-	 * the mode any new file gets (0666 less the umask). */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0) {
-		fprintf(j->msg, "skv report: cannot set the mode of %s: %s\n", t, strerror(errno));
-		close(fd);
-		unlink(t);
-		free(t);
-		free(fin);
-		return SKV_EIO;
-	}
-	close(fd);
 	j->p[j->np++] = (pending){t, fin};
 	*tmp = t;
 	return SKV_OK;
+}
+
+/* Why writing into dir failed: ENOSPC when the file system is full, else
+ * the error itself. */
+static const char *write_error(const char *dir, int err)
+{
+	struct statvfs v;
+	if (statvfs(dir, &v) == 0 && v.f_bavail == 0)
+		return strerror(ENOSPC);
+	return strerror(err);
 }
 
 /* Writes len bytes to a new pending file for `final`. */
@@ -137,25 +151,37 @@ static int pending_write(job *j, const char *final, const char *data, size_t len
 		return rc;
 	FILE *f = fopen(tmp, "wb");
 	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-		fprintf(j->msg, "skv report: cannot write %s: %s\n", tmp, strerror(errno));
+		fprintf(j->msg, "skv report: cannot write %s: %s\n", final, write_error(j->dir, errno));
 		return SKV_EIO;
 	}
 	return SKV_OK;
 }
 
-/* Renames the pending files into place (first..np); on failure removes the
- * temporary files that are left. */
+/* Renames the pending files first..np into place together (on disk, with
+ * no signal between the renames), or, when !ok, removes them. */
 static int pending_commit(job *j, size_t first, int ok)
 {
 	int rc = SKV_OK;
-	for (size_t i = first; i < j->np; i++) {
-		if (ok && rc == SKV_OK && rename(j->p[i].tmp, j->p[i].final) != 0) {
-			fprintf(j->msg, "skv report: cannot rename %s to %s: %s\n", j->p[i].tmp, j->p[i].final,
-				strerror(errno));
+	if (ok && j->np > first) {
+		char **tmp = malloc((j->np - first) * sizeof *tmp), **fin = malloc((j->np - first) * sizeof *fin);
+		skv_app_error e = {NULL};
+		for (size_t i = first; tmp && fin && i < j->np; i++) {
+			tmp[i - first] = j->p[i].tmp;
+			fin[i - first] = j->p[i].final;
+		}
+		if (!tmp || !fin)
+			rc = SKV_ENOMEM;
+		else if (skv_app_publish(tmp, fin, j->np - first, &e) != SKV_APP_EXIT_OK) {
+			fprintf(j->msg, "skv report: %s\n", skv_app_error_text(&e) + 5);
 			rc = SKV_EIO;
 		}
+		skv_app_error_free(&e);
+		free(tmp);
+		free(fin);
+	}
+	for (size_t i = first; i < j->np; i++) {
 		if (!ok || rc)
-			unlink(j->p[i].tmp);
+			skv_app_temp_discard(j->p[i].tmp);
 		free(j->p[i].tmp);
 		free(j->p[i].final);
 	}
@@ -208,6 +234,11 @@ static int list_csv(job *j)
 		}
 		j->s = s;
 		if (stat(csv, &st) != 0 || !S_ISREG(st.st_mode)) {
+			/* said, not silently dropped */
+			fprintf(j->msg, "skv report: note: skipped %s/%s: %s\n", j->name, e->d_name,
+				lstat(csv, &st) != 0 ? strerror(errno)
+				: S_ISLNK(st.st_mode) ? "a link to nothing readable"
+				: S_ISDIR(st.st_mode) ? "a folder, not a file" : "not a regular file");
 			free(name), free(csv);
 			continue;
 		}
@@ -223,10 +254,92 @@ static int list_csv(job *j)
 	}
 	if (j->n == 0) {
 		fprintf(j->msg, "skv report: %s: no EXPERIMENT.csv file to report on (run `skv run` or `skv suite` with --out=%s first)\n",
-			j->dir, j->dir);
+			j->name, j->name);
 		return SKV_EINVAL;
 	}
 	qsort(j->s, j->n, sizeof *j->s, cmp_section);
+	return SKV_OK;
+}
+
+/* The value of "key: value" in a .meta file, copied into a new string;
+ * NULL if absent. */
+static char *meta_dup(const char *meta, const char *key)
+{
+	size_t k = strlen(key);
+	for (const char *l = meta; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, k) == 0 && l[k] == ':') {
+			const char *v = l + k + 1;
+			while (*v == ' ')
+				v++;
+			return strndup(v, strcspn(v, "\r\n"));
+		}
+	return NULL;
+}
+
+/* Whether "NAME.EXT, N bytes, fnv1a64 H" (a .meta's file record) describes
+ * a file of `bytes` bytes with checksum fnv. */
+static int record_matches(const char *rec, size_t bytes, uint64_t fnv)
+{
+	unsigned long long b, h;
+	const char *c = rec ? strchr(rec, ',') : NULL;
+	return c && sscanf(c, ", %llu bytes, fnv1a64 %llx", &b, &h) == 2 && b == bytes && h == fnv;
+}
+
+/* The CSV against its own contents and its .meta: the experiment it names
+ * (its `experiment` column, the .meta's experiment line), its row count and
+ * checksum, and the .md's. A renamed, cut or mixed set is refused, naming
+ * the file: the report would otherwise narrate another experiment's data. */
+static int cross_check(job *j, const section *s)
+{
+	const skv_csv *t = &s->r.csv;
+	size_t col;
+	if (skv_csv_find(t, "experiment", &col) == SKV_OK)
+		for (size_t i = 0; i < t->nrows; i++)
+			if (strcmp(skv_csv_get(t, i, col), s->name) != 0) {
+				fprintf(j->msg, "skv report: %s/%s.csv:%zu: the row is of experiment '%s', not %s (a renamed file?)\n",
+					j->name, s->name, skv_csv_line(t, i), skv_csv_get(t, i, col), s->name);
+				return SKV_EINVAL;
+			}
+	if (!s->meta)
+		return SKV_OK;
+	char *exp = meta_dup(s->meta, "experiment"), *rows = meta_dup(s->meta, "rows");
+	char *csv = meta_dup(s->meta, "csv_file"), *md = meta_dup(s->meta, "md_file");
+	const char *bad = NULL;
+	char why[256] = "";
+	if (exp && strcmp(exp, s->name) != 0)
+		snprintf(why, sizeof why, "the .meta is of experiment '%.64s'", exp), bad = "meta";
+	else if (rows && strtoull(rows, NULL, 10) != t->nrows)
+		snprintf(why, sizeof why, "%zu rows, the .meta says %.32s", t->nrows, rows), bad = "csv";
+	else if (csv && !record_matches(csv, t->bytes, t->fnv))
+		snprintf(why, sizeof why, "its size or checksum is not the one the .meta records"), bad = "csv";
+	else if (md && s->md && !record_matches(md, strlen(s->md), skv_csv_fnv1a64(SKV_CSV_FNV_INIT, s->md, strlen(s->md))))
+		snprintf(why, sizeof why, "the .md's size or checksum is not the one the .meta records"), bad = "md";
+	if (bad)
+		fprintf(j->msg, "skv report: %s/%s.%s does not match %s.meta: %s (a cut, renamed or mixed set of files? rerun "
+				"the experiment)\n",
+			j->name, s->name, strcmp(bad, "meta") ? bad : "csv", s->name, why);
+	free(exp), free(rows), free(csv), free(md);
+	return bad ? SKV_EINVAL : SKV_OK;
+}
+
+/* The .md and .meta of a section, when present and usable. */
+static int read_sidecars(job *j, section *s)
+{
+	static const char *const ext[] = {".md", ".meta"};
+	char **dst[] = {&s->md, &s->meta};
+	const size_t max[] = {MD_MAX_BYTES, META_MAX_BYTES};
+	for (int k = 0; k < 2; k++) {
+		char *path = path_join(j->dir, s->name, ext[k]);
+		const char *why = NULL;
+		if (!path)
+			return SKV_ENOMEM;
+		*dst[k] = slurp(path, max[k], &why);
+		free(path);
+		if (why) {
+			fprintf(j->msg, "skv report: cannot read %s/%s%s: %s\n", j->name, s->name, ext[k], why);
+			return SKV_EIO;
+		}
+	}
 	return SKV_OK;
 }
 
@@ -239,19 +352,16 @@ static int read_all(job *j)
 		char err[ERR] = "";
 		s->chart = skv_chart_for(s->name);
 		const char *need[] = {s->chart->x};
-		int rc = skv_results_load(&s->r, s->csv, need, s->chart->x ? 1 : 0, err, sizeof err);
+		char *shown = path_join(j->name, s->name, ".csv");
+		int rc = shown ? skv_results_load(&s->r, s->csv, shown, need, s->chart->x ? 1 : 0, err, sizeof err)
+			       : SKV_ENOMEM;
+		free(shown);
 		if (rc) {
-			fprintf(j->msg, "skv report: %s\n", err);
+			fprintf(j->msg, "skv report: %s\n", *err ? err : skv_strerror(rc));
 			return rc;
 		}
-		char *md = path_join(j->dir, s->name, ".md"), *meta = path_join(j->dir, s->name, ".meta");
-		if (!md || !meta) {
-			free(md), free(meta);
-			return SKV_ENOMEM;
-		}
-		s->md = slurp(md);
-		s->meta = slurp(meta);
-		free(md), free(meta);
+		if ((rc = read_sidecars(j, s)) != SKV_OK || (rc = cross_check(j, s)) != SKV_OK)
+			return rc;
 		FILE *f = open_memstream(&s->findings, &s->findings_len);
 		if (!f)
 			return SKV_ENOMEM;
@@ -273,7 +383,10 @@ static int draw_all(job *j)
 	char *plotdir = path_join(j->dir, ".plot", "");
 	if (!plotdir)
 		return SKV_ENOMEM;
-	if (mkdir(plotdir, 0777) != 0 && errno != EEXIST) {
+	int made = mkdir(plotdir, 0777) == 0;
+	if (made)
+		skv_app_stage_track(plotdir, 1);
+	if (!made && errno != EEXIST) {
 		fprintf(j->msg, "skv report: cannot create %s: %s\n", plotdir, strerror(errno));
 		free(plotdir);
 		return SKV_EIO;
@@ -309,15 +422,31 @@ static int draw_all(job *j)
 		char script[4096 + 64];
 		snprintf(script, sizeof script, "%s%s.gp", j->scripts, s->chart->script);
 		static const char *const terms[] = {"png", "svg"};
+		char *warned = NULL;
 		for (size_t t = 0; t < sizeof terms / sizeof *terms && !rc; t++) {
-			char ext[8], *out, *tmp;
+			char ext[8], *out, *tmp, *shown, *w = NULL;
 			snprintf(ext, sizeof ext, ".%s", terms[t]);
 			out = path_join(j->dir, s->name, ext);
-			rc = out ? pending_new(j, out, &tmp) : SKV_ENOMEM;
-			if (!rc && (rc = skv_gnuplot_run(j->gnuplot, script, s->csv, tmp, terms[t], err, sizeof err)))
+			shown = path_join(j->name, s->name, ext);
+			rc = out && shown ? pending_new(j, out, &tmp) : SKV_ENOMEM;
+			if (!rc && (rc = skv_gnuplot_run(j->gnuplot, script, s->csv, tmp, terms[t], shown, &w, err,
+							 sizeof err)))
 				fprintf(j->msg, "skv report: %s\n", err);
+			if (w && !warned)
+				warned = w;
+			else
+				free(w);
 			free(out);
+			free(shown);
 		}
+		/* gnuplot's own messages go to a log beside the chart data, said in
+		 * one line: never onto the terminal unasked. */
+		char *log = warned ? path_join(plotdir, s->name, ".log") : NULL;
+		if (!rc && warned && log && (rc = pending_write(j, log, warned, strlen(warned))) == SKV_OK)
+			fprintf(j->msg, "skv report: note: gnuplot warned while drawing %s; its messages are in %s/.plot/%s.log\n",
+				s->name, j->name, s->name);
+		free(log);
+		free(warned);
 	}
 	free(plotdir);
 	return rc;
@@ -325,51 +454,142 @@ static int draw_all(job *j)
 
 /* ----------------------------------------------------------- REPORT.md */
 
-/* The value of "key: value" in a .meta file, copied into buf; NULL if absent. */
-static const char *meta_get(const char *meta, const char *key, char *buf, size_t n)
+/* The value of "key: value" in a .meta file: a view into the text (its
+ * length in *n; it ends at the line's end), NULL if absent. Views, not
+ * copies: a value is never cut, however long (a seed list, a command). */
+static const char *meta_view(const char *meta, const char *key, size_t *n)
 {
 	size_t k = strlen(key);
-	for (const char *l = meta; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = meta; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (strncmp(l, key, k) == 0 && l[k] == ':') {
 			const char *v = l + k + 1;
 			while (*v == ' ')
 				v++;
-			size_t len = strcspn(v, "\r\n");
-			snprintf(buf, n, "%.*s", (int)len, v);
-			return buf;
+			*n = strcspn(v, "\r\n");
+			return v;
 		}
-	}
 	return NULL;
 }
 
-/* Writes text for a Markdown table cell: '|' escaped, no line breaks. */
-static void cell(FILE *f, const char *s)
+/* Writes n bytes of text for a Markdown table cell: '|' escaped, no line breaks. */
+static void cell_n(FILE *f, const char *s, size_t n)
 {
-	for (; *s; s++) {
-		if (*s == '|')
+	for (size_t i = 0; i < n && s[i]; i++) {
+		if (s[i] == '|')
 			fputc('\\', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
+		fputc(s[i] == '\n' ? ' ' : s[i], f);
 	}
 }
 
-/* The distinct values of a meta key over the sections, joined by ", ". */
-static void meta_all(FILE *f, const job *j, const char *key, const char *missing)
+static void cell(FILE *f, const char *s) { cell_n(f, s, strlen(s)); }
+
+/* Whether section i's value of key appeared in an earlier section. */
+static int meta_seen(const job *j, size_t i, const char *key, const char *v, size_t n)
+{
+	for (size_t k = 0; k < i; k++) {
+		size_t m;
+		const char *w = meta_view(j->s[k].meta, key, &m);
+		if (w && m == n && memcmp(v, w, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The distinct values of a meta key over the sections, joined by ", ";
+ * their count is returned (0: `missing` was written). */
+static size_t meta_all(FILE *f, const job *j, const char *key, const char *missing)
 {
 	size_t shown = 0;
 	for (size_t i = 0; i < j->n; i++) {
-		char v[1024], w[1024];
-		if (!meta_get(j->s[i].meta, key, v, sizeof v))
+		size_t n;
+		const char *v = meta_view(j->s[i].meta, key, &n);
+		if (!v || meta_seen(j, i, key, v, n))
 			continue;
-		int seen = 0;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = meta_get(j->s[k].meta, key, w, sizeof w) && strcmp(v, w) == 0;
-		if (seen)
-			continue;
-		fputs(shown++ ? ", " : "", f);
-		cell(f, v);
+		if (f) {
+			fputs(shown ? ", " : "", f);
+			cell_n(f, v, n);
+		}
+		shown++;
 	}
-	if (!shown)
+	if (!shown && f)
 		fputs(missing, f);
+	return shown;
+}
+
+/* The first and last run date (ISO 8601 dates order as strings). */
+static void write_dates(FILE *f, const job *j)
+{
+	const char *lo = NULL, *hi = NULL;
+	size_t nlo = 0, nhi = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		size_t n;
+		const char *v = meta_view(j->s[i].meta, "date_utc", &n);
+		if (!v)
+			continue;
+		if (!lo || strncmp(v, lo, n > nlo ? n : nlo) < 0)
+			lo = v, nlo = n;
+		if (!hi || strncmp(v, hi, n > nhi ? n : nhi) > 0)
+			hi = v, nhi = n;
+	}
+	if (!lo) {
+		fputs("not recorded", f);
+		return;
+	}
+	cell_n(f, lo, nlo);
+	if (nlo != nhi || memcmp(lo, hi, nlo) != 0)
+		fputs(" to ", f), cell_n(f, hi, nhi);
+}
+
+/* The machine the runs name, or the one drawing the page, said so. */
+static void write_machine(FILE *f, const job *j)
+{
+	if (meta_all(NULL, j, "machine", "")) {
+		meta_all(f, j, "machine", "");
+		return;
+	}
+	struct utsname u;
+	if (uname(&u) == 0) {
+		fputs("not recorded by the runs; this page was drawn on ", f);
+		cell(f, u.sysname), fputc(' ', f), cell(f, u.release), fputc(' ', f), cell(f, u.machine);
+	} else {
+		fputs("not recorded", f);
+	}
+}
+
+/* One row per experiment: seed list, sizes, wall time and the command that
+ * reruns it alone, each in full. */
+static void write_experiments(FILE *f, const job *j)
+{
+	fputs("| experiment | seed | points | trials | rows | wall time (s) | to rerun it alone |\n"
+	      "|---|---:|---:|---:|---:|---:|---|\n",
+	      f);
+	for (size_t i = 0; i < j->n; i++) {
+		const section *s = &j->s[i];
+		size_t trials = 0, n;
+		for (size_t p = 0; p < s->r.npoints; p++) {
+			size_t k = s->r.point_start[p + 1] - s->r.point_start[p];
+			trials = k > trials ? k : trials;
+		}
+		fprintf(f, "| [%s](#%s) | ", s->name, s->name);
+		const char *v = meta_view(s->meta, "seed", &n);
+		v ? cell_n(f, v, n) : fputs("?", f);
+		fprintf(f, " | %zu | %zu | %zu | ", s->r.npoints, trials, s->r.csv.nrows);
+		v = meta_view(s->meta, "wall_time_s", &n);
+		v ? cell_n(f, v, n) : fputs("?", f);
+		fputs(" | ", f);
+		v = meta_view(s->meta, "reproduce", &n);
+		if (!v)
+			v = meta_view(s->meta, "command", &n);
+		if (v) {
+			fputc('`', f);
+			cell_n(f, v, n);
+			fputc('`', f);
+		} else {
+			fputs("not recorded", f);
+		}
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
 }
 
 static void write_header(FILE *f, const job *j)
@@ -379,19 +599,10 @@ static void write_header(FILE *f, const job *j)
 		   "Precision of the split-KV (flash-decoding) attention merge, measured by skv %s against an MPFR "
 		   "reference. Every number in the findings below is computed from the CSV files next to this page; "
 		   "`skv report DIR` rewrites the page and redraws every chart from them without rerunning anything.\n\n",
-		j->dir, skv_version());
+		j->name, skv_version());
 	fputs("## What was run\n\n| | |\n|---|---|\n| command | ", f);
 	/* One command (a suite) for every experiment, or one each. */
-	char v[1024], w[1024];
-	size_t ncmd = 0;
-	for (size_t i = 0; i < j->n; i++) {
-		int seen = 0;
-		if (!meta_get(j->s[i].meta, "command", v, sizeof v))
-			continue;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = meta_get(j->s[k].meta, "command", w, sizeof w) && strcmp(v, w) == 0;
-		ncmd += !seen;
-	}
+	size_t ncmd = meta_all(NULL, j, "command", "");
 	if (ncmd == 1) {
 		fputc('`', f);
 		meta_all(f, j, "command", "");
@@ -410,73 +621,23 @@ static void write_header(FILE *f, const job *j)
 	fputs(" |\n| compiler | ", f);
 	meta_all(f, j, "compiler", "not recorded");
 	fputs(" |\n| machine | ", f);
-	size_t with_machine = 0;
-	for (size_t i = 0; i < j->n; i++)
-		with_machine += meta_get(j->s[i].meta, "machine", v, sizeof v) != NULL;
-	if (with_machine) {
-		meta_all(f, j, "machine", "");
-	} else {
-		/* The .meta files do not say where the data was produced: name the
-		 * machine that drew the report, and say so. */
-		struct utsname u;
-		if (uname(&u) == 0) {
-			fputs("not recorded by the runs; this page was drawn on ", f);
-			cell(f, u.sysname), fputc(' ', f), cell(f, u.release), fputc(' ', f), cell(f, u.machine);
-		} else {
-			fputs("not recorded", f);
-		}
-	}
+	write_machine(f, j);
 	fputs(" |\n| date (UTC) | ", f);
-	/* ISO 8601 dates order as strings: the first and the last run. */
-	char lo[1024] = "", hi[1024] = "";
-	for (size_t i = 0; i < j->n; i++)
-		if (meta_get(j->s[i].meta, "date_utc", v, sizeof v)) {
-			if (!*lo || strcmp(v, lo) < 0)
-				snprintf(lo, sizeof lo, "%s", v);
-			if (!*hi || strcmp(v, hi) > 0)
-				snprintf(hi, sizeof hi, "%s", v);
-		}
-	if (*lo) {
-		cell(f, lo);
-		if (strcmp(lo, hi) != 0)
-			fputs(" to ", f), cell(f, hi);
-	} else {
-		fputs("not recorded", f);
-	}
+	write_dates(f, j);
 	double total = 0;
-	size_t timed = 0;
-	for (size_t i = 0; i < j->n; i++)
-		if (meta_get(j->s[i].meta, "wall_time_s", v, sizeof v)) {
+	size_t timed = 0, n;
+	for (size_t i = 0; i < j->n; i++) {
+		const char *v = meta_view(j->s[i].meta, "wall_time_s", &n);
+		if (v) {
 			total += strtod(v, NULL);
 			timed++;
 		}
+	}
 	if (timed)
 		fprintf(f, " |\n| wall time | %.1f s for %zu experiment%s |\n\n", total, timed, timed == 1 ? "" : "s");
 	else
 		fputs(" |\n| wall time | not recorded |\n\n", f);
-	fputs("| experiment | seed | points | trials | rows | wall time (s) | to rerun it alone |\n|---|---:|---:|---:|---:|---:|---|\n",
-	      f);
-	for (size_t i = 0; i < j->n; i++) {
-		const section *s = &j->s[i];
-		char seed[256], t[64], cmd[4096];
-		size_t trials = 0;
-		for (size_t p = 0; p < s->r.npoints; p++) {
-			size_t k = s->r.point_start[p + 1] - s->r.point_start[p];
-			trials = k > trials ? k : trials;
-		}
-		fprintf(f, "| [%s](#%s) | %s | %zu | %zu | %zu | %s | ", s->name, s->name,
-			meta_get(s->meta, "seed", seed, sizeof seed) ? seed : "?", s->r.npoints, trials, s->r.csv.nrows,
-			meta_get(s->meta, "wall_time_s", t, sizeof t) ? t : "?");
-		if (meta_get(s->meta, "reproduce", cmd, sizeof cmd) || meta_get(s->meta, "command", cmd, sizeof cmd)) {
-			fputc('`', f);
-			cell(f, cmd);
-			fputc('`', f);
-		} else {
-			fputs("not recorded", f);
-		}
-		fputs(" |\n", f);
-	}
-	fputc('\n', f);
+	write_experiments(f, j);
 }
 
 /* The program's aggregated table (EXPERIMENT.md) without its title line,
@@ -509,7 +670,7 @@ static void write_section(FILE *f, const job *j, const section *s)
 	fprintf(f, "![%s: %s](%s.png)\n\n", s->name, s->chart->title, s->name);
 	fprintf(f, "[SVG](%s.svg) · [CSV](%s.csv)%s%s%s%s%s%s · redraw this chart: `gnuplot -c scripts/%s.gp %s/%s.csv`\n\n",
 		s->name, s->name, s->md ? " · [table](" : "", s->md ? s->name : "", s->md ? ".md)" : "",
-		s->meta ? " · [meta](" : "", s->meta ? s->name : "", s->meta ? ".meta)" : "", s->chart->script, j->dir,
+		s->meta ? " · [meta](" : "", s->meta ? s->name : "", s->meta ? ".meta)" : "", s->chart->script, j->name,
 		s->name);
 	fputs("**Findings.** ", f);
 	fwrite(s->findings, 1, s->findings_len, f);
@@ -557,7 +718,18 @@ static void job_free(job *j)
 	free(j->s);
 }
 
-int skv_report_run(const char *dir, FILE *msg)
+/* "reports/default/" is named "reports/default" in messages and links. */
+static char *strip_slashes(const char *dir)
+{
+	char *d = strdup(dir);
+	for (size_t k = d ? strlen(d) : 0; k > 1 && d[k - 1] == '/'; k--)
+		d[k - 1] = '\0';
+	return d;
+}
+
+int skv_report_run(const char *dir, FILE *msg) { return skv_report_run_as(dir, NULL, msg); }
+
+int skv_report_run_as(const char *dir, const char *shown, FILE *msg)
 {
 	if (!msg)
 		msg = stderr;
@@ -565,15 +737,13 @@ int skv_report_run(const char *dir, FILE *msg)
 		fprintf(msg, "skv report: no folder given (usage: skv report DIR)\n");
 		return 2;
 	}
-	/* "reports/default/" is named "reports/default" in messages and links. */
-	char *d = strdup(dir);
-	if (!d) {
+	char *d = strip_slashes(dir), *nm = strip_slashes(shown ? shown : dir);
+	if (!d || !nm) {
+		free(d), free(nm);
 		fprintf(msg, "skv report: out of memory\n");
 		return 1;
 	}
-	for (size_t k = strlen(d); k > 1 && d[k - 1] == '/'; k--)
-		d[k - 1] = '\0';
-	job j = {.dir = d, .msg = msg};
+	job j = {.dir = d, .name = nm, .msg = msg};
 	int rc = list_csv(&j);
 	if (!rc)
 		rc = read_all(&j);
@@ -596,10 +766,11 @@ int skv_report_run(const char *dir, FILE *msg)
 	if (rc == SKV_ENOMEM)
 		fprintf(msg, "skv report: out of memory\n");
 	if (!rc)
-		fprintf(msg, "skv report: %zu experiment%s, %zu charts (PNG and SVG) -> %s%sREPORT.md\n", j.n,
-			j.n == 1 ? "" : "s", j.n, d, strcmp(d, "/") == 0 ? "" : "/");
+		fprintf(msg, "skv report: %zu experiment%s, %zu chart%s (PNG and SVG) -> %s%sREPORT.md\n", j.n,
+			j.n == 1 ? "" : "s", j.n, j.n == 1 ? "" : "s", nm, strcmp(nm, "/") == 0 ? "" : "/");
 	job_free(&j);
 	free(d);
+	free(nm);
 	return rc ? 1 : 0;
 }
 
@@ -622,5 +793,15 @@ int skv_app_report(int argc, char **argv)
 			argc < 2 ? "no folder given" : argc > 2 ? "one folder only" : "unknown option");
 		return 2;
 	}
+	/* The folder's lock, as for a run: one writer at a time. */
+	char *cmd = NULL;
+	skv_app_error e = {NULL};
+	if (asprintf(&cmd, "skv report %s", argv[1]) < 0)
+		cmd = NULL;
+	struct stat sb;
+	int st = stat(argv[1], &sb) == 0 && S_ISDIR(sb.st_mode) ? skv_app_out_lock(argv[1], cmd, &e) : SKV_APP_EXIT_OK;
+	free(cmd);
+	if (st != SKV_APP_EXIT_OK)
+		return skv_app_fail(&e, 1);
 	return skv_report_run(argv[1], stderr);
 }

@@ -17,5 +17,8 @@ int skv_app_report(int argc, char **argv);
  * names first and renamed into place only when all of it succeeded, so a
  * failure leaves the previous report whole. Returns the exit status. */
 int skv_report_run(const char *dir, FILE *msg);
+/* The same on the files in dir, naming the folder `shown` in the report
+ * and its messages (a staging folder that becomes `shown`). */
+int skv_report_run_as(const char *dir, const char *shown, FILE *msg);
 
 #endif

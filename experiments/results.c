@@ -107,6 +107,19 @@ static int classify(skv_results *o, const char *const *required, size_t nrequire
 	return SKV_OK;
 }
 
+/* An error as skv writes it: a finite decimal number >= 0 (no hex, no
+ * literal beyond the double range), or exactly "inf" or "nan". An error is
+ * never negative, and an overflowing literal such as 1e999 is not one a
+ * run can have printed. */
+static int metric_value(double *v, const char *s)
+{
+	if (strcmp(s, "inf") == 0 || strcmp(s, "nan") == 0)
+		return skv_csv_number(v, s) == SKV_OK;
+	if (strpbrk(s, "xXnNiI") || skv_csv_number(v, s) != SKV_OK)
+		return 0;
+	return isfinite(*v) && *v >= 0;
+}
+
 /* Parses every trial number (into ref) and metric (into o->value). */
 static int parse_values(skv_results *o, rowref *ref, char *err, size_t errlen)
 {
@@ -127,9 +140,11 @@ static int parse_values(skv_results *o, rowref *ref, char *err, size_t errlen)
 		}
 		for (size_t m = 0; m < o->nmetric; m++) {
 			const char *s = skv_csv_get(t, i, o->metric_col[m]);
-			if (skv_csv_number(&o->value[i * o->nmetric + m], s) != SKV_OK) {
-				skv_csv_fail(err, errlen, t->name, skv_csv_line(t, i), "column '%s': '%s' is not a number",
-				     skv_csv_colname(t, o->metric_col[m]), s);
+			double *v = &o->value[i * o->nmetric + m];
+			if (!metric_value(v, s)) {
+				skv_csv_fail(err, errlen, t->name, skv_csv_line(t, i),
+					     "column '%s': '%s' is not an error value (a number >= 0, inf or nan)",
+					     skv_csv_colname(t, o->metric_col[m]), s);
 				return SKV_EINVAL;
 			}
 		}
@@ -254,13 +269,13 @@ int skv_results_from_csv(skv_results *r, skv_csv *csv, const char *name, const c
 	return SKV_OK;
 }
 
-int skv_results_load(skv_results *r, const char *path, const char *const *required, size_t nrequired,
-		     char *err, size_t errlen)
+int skv_results_load(skv_results *r, const char *path, const char *shown, const char *const *required,
+		     size_t nrequired, char *err, size_t errlen)
 {
 	if (!r || !path)
 		return SKV_EINVAL;
 	skv_csv t;
-	int rc = skv_csv_read(&t, path, err, errlen);
+	int rc = skv_csv_read_as(&t, path, shown ? shown : path, err, errlen);
 	if (rc)
 		return rc;
 	/* The experiment is named by the file: DIR/NAME.csv -> NAME. */

@@ -34,14 +34,16 @@ typedef struct {
  * failure, when it frees it). The CSV needs the columns "trial" (a
  * nonnegative integer) and "norm_rel_err", plus every column named in
  * required[0..nrequired), and at least one data row; every metric field must
- * be a number (inf and nan included). On error: SKV_EINVAL with "file:line:
+ * be an error value as skv writes it (a decimal number >= 0, inf or nan). On error: SKV_EINVAL with "file:line:
  * what" in err (line 1 for a missing column), or SKV_ENOMEM; *r untouched. */
 int skv_results_from_csv(skv_results *r, skv_csv *csv, const char *name, const char *const *required,
 			 size_t nrequired, char *err, size_t errlen);
 
-/* Reads the file at path (EXPERIMENT.csv) and builds its results. */
-int skv_results_load(skv_results *r, const char *path, const char *const *required, size_t nrequired,
-		     char *err, size_t errlen);
+/* Reads the file at path (EXPERIMENT.csv) and builds its results; messages
+ * name it `shown` (NULL: path). Metrics must be errors as skv writes them:
+ * numbers >= 0, inf or nan. */
+int skv_results_load(skv_results *r, const char *path, const char *shown, const char *const *required,
+		     size_t nrequired, char *err, size_t errlen);
 
 void skv_results_free(skv_results *r);
 

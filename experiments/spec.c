@@ -1,5 +1,7 @@
 /* spec.c - run specs: defaults, command-line flags, value lists, cross-parameter checks and the point order. */
+#include <omp.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "app.h"
 
@@ -30,12 +32,48 @@ void skv_app_spec_free(skv_app_spec *s)
 	for (int i = 0; i < SKV_APP_NPARAMS; i++)
 		free(s->list[i].v);
 	free(s->out);
+	free(s->shown_out);
 	memset(s, 0, sizeof *s);
 }
 
 int skv_app_spec_applies(const skv_app_spec *s, int id)
 {
 	return (skv_app_params[id].kinds & s->exp->kind) != 0;
+}
+
+/* A sorted copy of a list, to find a value that appears twice. Reals
+ * compare as numbers (0.5 and .5 are one value; so are 0 and -0, which would
+ * give two rows of the same computation). */
+static int cmp_value(const void *a, const void *b)
+{
+	const skv_app_value *x = a, *y = b;
+	if (x->u != y->u)
+		return x->u < y->u ? -1 : 1;
+	return (x->r > y->r) - (x->r < y->r);
+}
+
+/* Whether value list v[0..n) of parameter id holds a value twice; the
+ * message names the flag, the list and the value. O(n log n). */
+static int repeated_value(skv_app_error *e, int id, const skv_app_value *v, size_t n, const char *list)
+{
+	if (n < 2)
+		return 0;
+	skv_app_value *t = malloc(n * sizeof *t);
+	if (!t)
+		return 0; /* the repeat then shows as duplicate rows: not worth failing on */
+	memcpy(t, v, n * sizeof *t);
+	qsort(t, n, sizeof *t, cmp_value);
+	size_t i = 1;
+	while (i < n && cmp_value(&t[i - 1], &t[i]) != 0)
+		i++;
+	if (i < n) {
+		char val[64];
+		skv_app_value_format(val, sizeof val, id, t[i]);
+		skv_app_errorf(e, "skv: --%s=%s lists the value %s twice (each point would run twice)",
+			       skv_app_params[id].flag, list, val);
+	}
+	free(t);
+	return i < n;
 }
 
 int skv_app_spec_set(skv_app_spec *s, const char *flag, const char *value, int given, skv_app_error *e)
@@ -84,6 +122,10 @@ int skv_app_spec_set(skv_app_spec *s, const char *flag, const char *value, int g
 		tok = comma ? comma + 1 : tok + strlen(tok);
 	}
 	free(buf);
+	if (repeated_value(e, id, v, n, value)) {
+		free(v);
+		return SKV_APP_EXIT_USAGE;
+	}
 	free(s->list[id].v);
 	s->list[id].v = v;
 	s->list[id].n = n;
@@ -97,6 +139,11 @@ static int set_out(skv_app_spec *s, const char *dir, skv_app_error *e)
 		skv_app_errorf(e, "skv: --out needs a folder name");
 		return SKV_APP_EXIT_USAGE;
 	}
+	if (strpbrk(dir, "\n\r")) {
+		skv_app_errorf(e, "skv: --out='%s' holds a line break (the .meta and REPORT.md name the folder on one line)",
+			       dir);
+		return SKV_APP_EXIT_USAGE;
+	}
 	char *d = dup_str(dir);
 	if (!d)
 		return nomem(e);
@@ -105,9 +152,13 @@ static int set_out(skv_app_spec *s, const char *dir, skv_app_error *e)
 	return SKV_APP_EXIT_OK;
 }
 
-/* Tokens are --flag=VALUE or --flag VALUE; --out is the output folder. */
+/* Tokens are --flag=VALUE or --flag VALUE; --out is the output folder. A
+ * flag given twice in one set of tokens is refused (which one wins would be
+ * a guess); a later set (the suite's command line over a line of its file)
+ * overrides an earlier one. */
 static int apply_args(skv_app_spec *s, int argc, char **argv, int given, skv_app_error *e)
 {
+	const char *seen[SKV_APP_NPARAMS + 1] = {NULL}; /* the value each flag had, [NPARAMS]: --out */
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strncmp(a, "--", 2) != 0 || !a[2]) {
@@ -121,7 +172,7 @@ static int apply_args(skv_app_spec *s, int argc, char **argv, int given, skv_app
 		const char *value;
 		if (eq) {
 			*eq = '\0';
-			value = eq + 1;
+			value = a + 2 + (eq - name) + 1; /* in argv, which outlives this loop */
 		} else if (strcmp(name, "out") != 0 && skv_app_param_find(name) < 0) {
 			value = ""; /* reported as an unknown parameter below */
 		} else if (i + 1 < argc) {
@@ -131,7 +182,16 @@ static int apply_args(skv_app_spec *s, int argc, char **argv, int given, skv_app
 			free(name);
 			return SKV_APP_EXIT_USAGE;
 		}
-		int st = strcmp(name, "out") == 0 ? set_out(s, value, e) : skv_app_spec_set(s, name, value, given, e);
+		const int id = strcmp(name, "out") == 0 ? SKV_APP_NPARAMS : skv_app_param_find(name);
+		if (id >= 0 && seen[id]) {
+			skv_app_errorf(e, "skv: --%s is given twice (--%s=%s and --%s=%s); give one list instead", name,
+				       name, seen[id], name, value);
+			free(name);
+			return SKV_APP_EXIT_USAGE;
+		}
+		if (id >= 0)
+			seen[id] = value;
+		int st = id == SKV_APP_NPARAMS ? set_out(s, value, e) : skv_app_spec_set(s, name, value, given, e);
 		free(name);
 		if (st != SKV_APP_EXIT_OK)
 			return st;
@@ -251,6 +311,13 @@ size_t skv_app_spec_npoints(const skv_app_spec *s)
 
 uint64_t skv_app_spec_trials(const skv_app_spec *s) { return s->list[SKV_APP_P_TRIALS].v[0].u; }
 
+void skv_app_seed_list(FILE *f, const skv_app_spec *s)
+{
+	const skv_app_list *l = &s->list[SKV_APP_P_SEED];
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)l->v[i].u);
+}
+
 void skv_app_spec_point(const skv_app_spec *s, size_t pt, skv_app_value vals[SKV_APP_NPARAMS])
 {
 	for (int i = SKV_APP_NPARAMS - 1; i >= 0; i--) {
@@ -313,6 +380,34 @@ static int merge_supported(skv_merge m, skv_order o, skv_empty em, uint64_t thre
 	return st == SKV_OK ? 1 : st == SKV_ENOMEM ? -1 : 0;
 }
 
+/* Threads and memory, before any work: --threads at most 4 a core (64 at
+ * least), and a run whose estimated peak memory exceeds the machine's
+ * physical memory refused, with the estimate (and its CPU time) in the
+ * message, as recommend refuses what cannot fit. */
+static int check_resources(const skv_app_spec *s, skv_app_error *e)
+{
+	const int procs = omp_get_num_procs();
+	const uint64_t cap = procs * 4 > 64 ? (uint64_t)procs * 4 : 64;
+	const uint64_t th = s->list[SKV_APP_P_THREADS].v[0].u;
+	if (th > cap) {
+		skv_app_errorf(e, "skv: --threads=%llu is more than 4 per core (this machine has %d core%s: at most %llu)",
+			       (unsigned long long)th, procs, procs == 1 ? "" : "s", (unsigned long long)cap);
+		return SKV_APP_EXIT_USAGE;
+	}
+	double bytes, cpu;
+	if (skv_app_engine_estimate(&bytes, &cpu, s, th ? (int)th : omp_get_max_threads()) != SKV_OK)
+		return nomem(e);
+	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	const double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+	if (ram > 0 && bytes > ram) {
+		skv_app_errorf(e, "skv: %s needs about %.3g GiB of memory at its largest point, more than this machine's %.3g "
+				  "GiB (and about %.3g CPU hours); lower --ctx, --head-dim or --splits",
+			       s->exp->name, bytes / 1073741824.0, ram / 1073741824.0, cpu / 3600);
+		return SKV_APP_EXIT_USAGE;
+	}
+	return SKV_APP_EXIT_OK;
+}
+
 int skv_app_spec_check(const skv_app_spec *s, skv_app_error *e)
 {
 	const skv_app_list *ctx = &s->list[SKV_APP_P_CTX], *sp = &s->list[SKV_APP_P_SPLITS];
@@ -320,11 +415,22 @@ int skv_app_spec_check(const skv_app_spec *s, skv_app_error *e)
 		for (size_t i = 0; i < sp->n; i++)
 			for (size_t j = 0; j < ctx->n; j++)
 				if (sp->v[i].u > ctx->v[j].u) {
-					snprintf(e->msg, sizeof e->msg,
-						 "skv: --splits=%llu is greater than --ctx=%llu",
+					skv_app_errorf(e, "skv: --splits=%llu is greater than --ctx=%llu",
 						 (unsigned long long)sp->v[i].u, (unsigned long long)ctx->v[j].u);
 					return SKV_APP_EXIT_USAGE;
 				}
+		const skv_app_list *ll = &s->list[SKV_APP_P_LAYOUT];
+		for (size_t i = 0; i < ll->n; i++)
+			for (size_t j = 0; j < sp->n; j++) {
+				skv_app_layout lay = (skv_app_layout)ll->v[i].u;
+				if (sp->v[j].u < skv_app_layout_min_splits(lay)) {
+					char name[32];
+					skv_app_value_format(name, sizeof name, SKV_APP_P_LAYOUT, ll->v[i]);
+					skv_app_errorf(e, "skv: --layout=%s needs at least %zu splits, not --splits=%llu", name,
+						       skv_app_layout_min_splits(lay), (unsigned long long)sp->v[j].u);
+					return SKV_APP_EXIT_USAGE;
+				}
+			}
 		const skv_app_list *lm = &s->list[SKV_APP_P_MERGE], *lo = &s->list[SKV_APP_P_ORDER];
 		const skv_app_list *le = &s->list[SKV_APP_P_EMPTY], *lt = &s->list[SKV_APP_P_MERGE_THREADS];
 		for (size_t a = 0; a < lm->n; a++)
@@ -338,8 +444,7 @@ int skv_app_spec_check(const skv_app_spec *s, skv_app_error *e)
 						if (ok < 0)
 							return nomem(e);
 						if (!ok) {
-							snprintf(e->msg, sizeof e->msg,
-								 "skv: --merge=%s --order=%s --empty=%s is not supported "
+							skv_app_errorf(e, "skv: --merge=%s --order=%s --empty=%s is not supported "
 								 "by this build of the library",
 								 skv_merge_name(m), skv_order_name(o), skv_empty_name(em));
 							return SKV_APP_EXIT_USAGE;
@@ -349,11 +454,10 @@ int skv_app_spec_check(const skv_app_spec *s, skv_app_error *e)
 	size_t np = skv_app_spec_npoints(s);
 	uint64_t tr = skv_app_spec_trials(s);
 	if (np == 0 || tr > max_rows || np > max_rows / tr) {
-		snprintf(e->msg, sizeof e->msg,
-			 "skv: the sweep is too large (points x trials above %zu rows); shorten a list", max_rows);
+		skv_app_errorf(e, "skv: the sweep is too large (points x trials above %zu rows); shorten a list", max_rows);
 		return SKV_APP_EXIT_USAGE;
 	}
-	return SKV_APP_EXIT_OK;
+	return check_resources(s, e);
 }
 
 /* Appends to a growing string; returns 0 when out of memory. */
@@ -375,13 +479,39 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s)
 	return 1;
 }
 
+/* Whether some point of the spec runs a preset. */
+static int preset_swept(const skv_app_spec *s)
+{
+	const skv_app_list *pl = &s->list[SKV_APP_P_PRESET];
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->v[i].u != 0)
+			return 1;
+	return 0;
+}
+
+static int is_preset_field(int id)
+{
+	for (size_t k = 0; k < sizeof preset_fields / sizeof preset_fields[0]; k++)
+		if (preset_fields[k] == id)
+			return 1;
+	return 0;
+}
+
+/* Every applicable parameter with its list, so the command reproduces the
+ * run even if an experiment's defaults change later, except a field a
+ * swept preset fixes that the user did not set: written out, it would
+ * become the user's and override the preset (the rerun would measure
+ * another configuration). Those come back from the preset itself. */
 int skv_app_spec_flags(char **out, const skv_app_spec *s)
 {
 	char *buf = NULL, val[64];
 	size_t len = 0, cap = 0;
 	int ok = append(&buf, &len, &cap, "");
+	const int presets = preset_swept(s);
 	for (int i = 0; ok && i < SKV_APP_NPARAMS; i++) {
 		if (!skv_app_spec_applies(s, i) || !skv_app_params[i].column)
+			continue;
+		if (presets && is_preset_field(i) && !s->given[i])
 			continue;
 		ok = append(&buf, &len, &cap, len ? " --" : "--") && append(&buf, &len, &cap, skv_app_params[i].flag) &&
 		     append(&buf, &len, &cap, "=");

@@ -1,5 +1,5 @@
 #!/bin/sh
-# report.sh - what `make report` runs: the default suite into reports/default, then its charts and REPORT.md.
+# report.sh - what `make report` runs: the default suite and its report, built aside and swapped into reports/default whole.
 # Usage: sh scripts/report.sh [OUT]  (OUT defaults to reports/default; run from the repository root).
 set -u
 out=${1:-reports/default}
@@ -18,9 +18,12 @@ fi
 
 start=$(date +%s)
 echo "report.sh: running $suite into $out" >&2
-# skv prints one line per finished experiment, and a progress line while
-# one runs when stderr is a terminal.
-"$skv" suite "$suite" --out="$out" || exit $?
-"$skv" report "$out" || exit $?
+# --report: skv runs every experiment and draws the report in a staging
+# folder beside $out, then exchanges it with $out in one rename. An
+# interrupted or failed run leaves $out exactly as it was (the staging
+# folder is removed; after a SIGKILL, by the next run into $out). skv prints
+# one line per finished experiment, and a progress line while one runs when
+# stderr is a terminal.
+"$skv" suite "$suite" --out="$out" --report || exit $?
 end=$(date +%s)
 echo "report.sh: $out/REPORT.md written in $((end - start)) s" >&2

@@ -78,7 +78,7 @@ static size_t count_entries(const char *dir)
 static void check_parse(const char *exp, const char *flags, int want_status, const char *want_msg, int line)
 {
 	skv_app_spec s;
-	skv_app_error e = {""};
+	skv_app_error e = {NULL};
 	int st = skv_app_spec_init(&s, exp, &e);
 	if (st == SKV_APP_EXIT_OK) {
 		char *buf = strdup(flags), *argv[16], *save = NULL;
@@ -92,9 +92,9 @@ static void check_parse(const char *exp, const char *flags, int want_status, con
 		free(buf);
 		skv_app_spec_free(&s);
 	}
-	if (st != want_status || strcmp(e.msg, want_msg) != 0)
+	if (st != want_status || strcmp(skv_app_error_text(&e), want_msg) != 0)
 		fail_msg("%s:%d: skv run %s %s: status %d message \"%s\", expected %d \"%s\"", __FILE__, line, exp,
-			 flags, st, e.msg, want_status, want_msg);
+			 flags, st, skv_app_error_text(&e), want_status, want_msg);
 }
 
 #define CHECK_PARSE(exp, flags, status, msg) check_parse(exp, flags, status, msg, __LINE__)
@@ -133,7 +133,7 @@ static void test_bad_inputs(void **state)
 	CHECK_PARSE("merge-rule", "--lse-offset=1e", 2,
 		    "skv: malformed number '1e' for --lse-offset (expected a number in [-1000000000, 1000000000])");
 	CHECK_PARSE("merge-rule", "--lse-offset=nan", 2,
-		    "skv: --lse-offset=nan is out of range (expected a number in [-1000000000, 1000000000])");
+		    "skv: malformed number 'nan' for --lse-offset (expected a number in [-1000000000, 1000000000])");
 	CHECK_PARSE("merge-rule", "--lse-offset=1e999", 2,
 		    "skv: --lse-offset=1e999 is out of range (expected a number in [-1000000000, 1000000000])");
 	CHECK_PARSE("merge-rule", "--score-scale=0", 2,
@@ -161,12 +161,12 @@ static void test_defaults_and_table(void **state)
 	(void)state;
 	for (size_t i = 0; i < skv_app_nexperiments; i++) {
 		skv_app_spec s;
-		skv_app_error e = {""};
+		skv_app_error e = {NULL};
 		int st = skv_app_spec_init(&s, skv_app_experiments[i].name, &e);
 		if (st == SKV_APP_EXIT_OK)
 			st = skv_app_spec_check(&s, &e);
 		if (st != SKV_APP_EXIT_OK)
-			fail_msg("%s:%d: defaults of %s: %s", __FILE__, __LINE__, skv_app_experiments[i].name, e.msg);
+			fail_msg("%s:%d: defaults of %s: %s", __FILE__, __LINE__, skv_app_experiments[i].name, skv_app_error_text(&e));
 		assert_string_equal(s.out, "results");
 		for (int p = 0; p < SKV_APP_NPARAMS; p++)
 			assert_int_equal(s.given[p], 0);
@@ -194,7 +194,7 @@ static void test_lists_and_point_order(void **state)
 {
 	(void)state;
 	skv_app_spec s;
-	skv_app_error e = {""};
+	skv_app_error e = {NULL};
 	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), 0);
 	char *argv[] = {"--splits=1,4,16", "--partial=fp16,fp64", "--lse=bf16", "--trials=3", "--seed=7,9"};
 	assert_int_equal(skv_app_spec_args(&s, 5, argv, &e), 0);
@@ -219,11 +219,18 @@ static void test_lists_and_point_order(void **state)
 		assert_int_equal(v[SKV_APP_P_LSE].u, SKV_BF16);
 		assert_int_equal(v[SKV_APP_P_CTX].u, 16384);
 	}
-	/* Later flags override earlier ones. */
+	/* A flag given twice in one set of flags is refused (D25); a later set
+	 * (the suite's command line over a line) overrides an earlier one. */
 	char *again[] = {"--splits=2", "--splits", "8"};
-	assert_int_equal(skv_app_spec_args(&s, 3, again, &e), 0);
+	assert_int_equal(skv_app_spec_args(&s, 3, again, &e), 2);
+	assert_string_equal(skv_app_error_text(&e),
+			    "skv: --splits is given twice (--splits=2 and --splits=8); give one list instead");
+	assert_int_equal(s.list[SKV_APP_P_SPLITS].v[0].u, 2);
+	char *later[] = {"--splits=8"};
+	assert_int_equal(skv_app_spec_args(&s, 1, later, &e), 0);
 	assert_int_equal(s.list[SKV_APP_P_SPLITS].n, 1);
 	assert_int_equal(s.list[SKV_APP_P_SPLITS].v[0].u, 8);
+	skv_app_error_free(&e);
 	skv_app_spec_free(&s);
 }
 
@@ -492,7 +499,7 @@ static void test_main_run_and_suite(void **state)
 	char *argv[] = {"skv", "run", "merge-rule", "--ctx=64", "--splits=4", "--trials=2", flag, "--threads=2"};
 	assert_int_equal(run_main(out, sizeof out, err, sizeof err, 8, argv), 0);
 	assert_non_null(strstr(err, "skv: merge-rule: seed 1, 4 points x 2 trials"));
-	assert_int_equal(count_entries(dir), 3);
+	assert_int_equal(count_entries(dir), 4); /* the three files and the folder's lock, .skv.lock */
 	snprintf(path, sizeof path, "%s/merge-rule.csv", dir);
 	char *csv = slurp(path);
 	assert_non_null(csv);

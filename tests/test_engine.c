@@ -15,7 +15,7 @@
 /* A checked spec from an experiment name and blank-separated flags. */
 static void make_spec(skv_app_spec *s, const char *exp, const char *flags)
 {
-	skv_app_error e = {""};
+	skv_app_error e = {NULL};
 	char *buf = strdup(flags), *argv[32], *save = NULL;
 	int argc = 0;
 	for (char *t = strtok_r(buf, " ", &save); t && argc < (int)(sizeof argv / sizeof argv[0]);
@@ -28,14 +28,14 @@ static void make_spec(skv_app_spec *s, const char *exp, const char *flags)
 		st = skv_app_spec_check(s, &e);
 	free(buf);
 	if (st != 0)
-		fail_msg("%s:%d: skv run %s %s: %s", __FILE__, __LINE__, exp, flags, e.msg);
+		fail_msg("%s:%d: skv run %s %s: %s", __FILE__, __LINE__, exp, flags, skv_app_error_text(&e));
 }
 
 static void run_engine(skv_app_result *r, const skv_app_spec *s)
 {
-	skv_app_error e = {""};
+	skv_app_error e = {NULL};
 	if (skv_app_engine_run(r, s, NULL, &e) != 0)
-		fail_msg("%s:%d: engine: %s", __FILE__, __LINE__, e.msg);
+		fail_msg("%s:%d: engine: %s", __FILE__, __LINE__, skv_app_error_text(&e));
 }
 
 static char *csv_of(const skv_app_spec *s, const skv_app_result *r)

@@ -188,7 +188,7 @@ static void test_preset_flags(void **state)
 {
 	(void)state;
 	skv_app_spec s;
-	skv_app_error e;
+	skv_app_error e = {NULL};
 	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), SKV_APP_EXIT_OK);
 	char *argv[] = {"--preset=fa2,tilelang", "--partial=fp64", "--splits=4,8", "--ctx=64"};
 	assert_int_equal(skv_app_spec_args(&s, 4, argv, &e), SKV_APP_EXIT_OK);
@@ -220,7 +220,7 @@ static void test_preset_flags(void **state)
 	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), SKV_APP_EXIT_OK);
 	char *argv3[] = {"--preset=fa4"};
 	assert_int_equal(skv_app_spec_args(&s, 1, argv3, &e), SKV_APP_EXIT_USAGE);
-	assert_non_null(strstr(e.msg, "'fa4'"));
+	assert_non_null(strstr(skv_app_error_text(&e), "'fa4'"));
 	skv_app_spec_free(&s);
 }
 

@@ -173,7 +173,7 @@ static void malformed_csv(void **state)
 	} bad[] = {
 		{"split-count,1,fp16,fp64,0,1e-3,5\nsplit-count,2,fp16,fp64,0,1e-3\n", "bad.csv:3: 6 fields, the header has 7"},
 		{"split-count,1,fp16,fp64,0,1e-3,5\nsplit-count,2,fp16,fp64,0,0x1p-3q,5\n",
-		 "bad.csv:3: column 'norm_rel_err': '0x1p-3q' is not a number"},
+		 "bad.csv:3: column 'norm_rel_err': '0x1p-3q' is not an error value (a number >= 0, inf or nan)"},
 		{"split-count,1,fp16,fp64,0,\"1e-3,5\n", "bad.csv:2: unterminated quoted field"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -217,9 +217,9 @@ static void results_and_errors(void **state)
 		{"splits,norm_rel_err\n1,2\n", "t.csv:1: missing required column 'trial'"},
 		{"splits,trial\n1,0\n", "t.csv:1: missing required column 'norm_rel_err'"},
 		{"splits,trial,norm_rel_err\n", "t.csv:1: no data rows"},
-		{"splits,trial,norm_rel_err\n1,0,1\n1,1,abc\n", "t.csv:3: column 'norm_rel_err': 'abc' is not a number"},
+		{"splits,trial,norm_rel_err\n1,0,1\n1,1,abc\n", "t.csv:3: column 'norm_rel_err': 'abc' is not an error value (a number >= 0, inf or nan)"},
 		{"splits,trial,norm_rel_err\n1,-1,1\n", "t.csv:2: column 'trial': '-1' is not a nonnegative integer"},
-		{"splits,trial,norm_rel_err,ulp_err\n1,0,1,\n", "t.csv:2: column 'ulp_err': '' is not a number"},
+		{"splits,trial,norm_rel_err,ulp_err\n1,0,1,\n", "t.csv:2: column 'ulp_err': '' is not an error value (a number >= 0, inf or nan)"},
 		{"splits,trial,norm_rel_err\n1,0,1\n2,0,1\n1,0,2\n", "t.csv:4: trial 0 repeats the parameters and trial of line 2"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "block-size"
-title = "block-size: online softmax attention error against its block size"
-fixed = "ctx 256, head-dim 64, score scale 0.5, input fp32, LSE offset 0, p fp32, LSE base e, output fp32,\nseed 1, 8 trials per point"
+experiment = 'block-size'
+title = 'block-size: online softmax attention error against its block size'
+fixed = 'ctx 256, head-dim 64, score scale 0.5, input fp32, LSE offset 0, p fp32, LSE base e, output fp32,'."\n".'seed 1, 8 trials per point'
 ntrials = 8
-metric = "norm_rel_err"
-xlabel = "online-softmax block size (keys per block)"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'online-softmax block size (keys per block)'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 2
-array panel[2] = ["gaussian", "ramp"]
+array panel[2] = ['gaussian', 'ramp']
 nseries = 6
-array series[6] = ["compute fp16, non-causal", "compute bf16, non-causal", "compute fp32, non-causal", "compute fp16, causal", "compute bf16, causal", "compute fp32, causal"]
+array series[6] = ['compute fp16, non-causal', 'compute bf16, non-causal', 'compute fp32, non-causal', 'compute fp16, causal', 'compute bf16, causal', 'compute fp32, causal']
 array color[6] = [1, 2, 3, 1, 2, 3]
 array dash[6] = [1, 1, 1, 2, 2, 2]
 xcat = 0
 ncat = 0
-xtics = ""
+array xticlab[1] = ['']
 xticlen = 0
 ymin = 1e-08
 ymax = 1
 ylog = 1
-note = ""
+note = ''
 $data << EOD
 # panel 1, series 1
 1 0.00267128 0.00242354 0.00476801 0.00252422 0.00318353

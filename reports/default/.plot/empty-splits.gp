@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "empty-splits"
-title = "empty-splits: each preset's merge with empty splits (bars a log axis cannot draw are labelled)"
-fixed = "ctx 1024, head-dim 64, dist gaussian, score scale 0.5, LSE offset 0, splits 8, block size 128,\nseed 1, 4 trials per point"
+experiment = 'empty-splits'
+title = 'empty-splits: each preset''s merge with empty splits (bars a log axis cannot draw are labelled)'
+fixed = 'ctx 1024, head-dim 64, dist gaussian, score scale 0.5, LSE offset 0, splits 8, block size 128,'."\n".'seed 1, 4 trials per point'
 ntrials = 4
-metric = "norm_rel_err"
-xlabel = "preset"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'preset'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 1
-array panel[1] = [""]
+array panel[1] = ['']
 nseries = 4
-array series[4] = ["even", "last-empty", "holes", "all-empty"]
+array series[4] = ['even', 'last-empty', 'holes', 'all-empty']
 array color[4] = [1, 2, 3, 4]
 array dash[4] = [1, 1, 1, 1]
 xcat = 1
 ncat = 9
-xtics = "('fa2' 1, 'fa3' 2, 'flashinfer' 3, 'tilelang' 4, 'xformers' 5, 'sglang' 6, 'flex' 7, 'exact-fp64' 8, 'naive-fp16' 9)"
+array xticlab[9] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16']
 xticlen = 10
 ymin = 9.9999999999999998e-17
 ymax = 0.01
 ylog = 1
-note = "11 points with a zero, infinite or NaN median not drawn"
+note = '11 points with a zero, infinite or NaN median not drawn'
 $data << EOD
 # panel 1, series 1
 1 0.00256982 0.00196476 0.00289162 0.00235184 0.00271698

@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "lse-magnitude"
-title = "lse-magnitude: error against the magnitude of the LSEs, per LSE storage format"
-fixed = "ctx 4096, head-dim 128, dist gaussian, score scale 0.5, input fp32, layout even, block size 128,\ncompute fp64, p fp64, LSE base e, partial fp64, combine fp64, output fp64, merge onepass, order seq,\nempty guard, merge threads 1, round states 0, seed 1, 16 trials per point"
+experiment = 'lse-magnitude'
+title = 'lse-magnitude: error against the magnitude of the LSEs, per LSE storage format'
+fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, input fp32, layout even, block size 128,'."\n".'compute fp64, p fp64, LSE base e, partial fp64, combine fp64, output fp64, merge onepass, order seq,'."\n".'empty guard, merge threads 1, round states 0, seed 1, 16 trials per point'
 ntrials = 16
-metric = "norm_rel_err"
-xlabel = "LSE offset added to every score (natural-log units)"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'LSE offset added to every score (natural-log units)'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 3
-array panel[3] = ["splits 4", "splits 32", "splits 256"]
+array panel[3] = ['splits 4', 'splits 32', 'splits 256']
 nseries = 4
-array series[4] = ["LSE fp16", "LSE bf16", "LSE fp32", "LSE fp64"]
+array series[4] = ['LSE fp16', 'LSE bf16', 'LSE fp32', 'LSE fp64']
 array color[4] = [1, 2, 3, 4]
 array dash[4] = [1, 1, 1, 1]
 xcat = 1
 ncat = 5
-xtics = "('0' 1, '10' 2, '100' 3, '1000' 4, '10000' 5)"
+array xticlab[5] = ['0', '10', '100', '1000', '10000']
 xticlen = 5
 ymin = 9.9999999999999998e-17
 ymax = 1
 ylog = 1
-note = ""
+note = ''
 $data << EOD
 # panel 1, series 1
 1 0.00106547 0.0006083 0.00136754 0.000899796 0.0011521

@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "merge-rule"
-title = "merge-rule: LSE-weighted merges against the plain mean and sum of the partials"
-fixed = "ctx 1024, head-dim 8, dist gaussian, score scale 1, input fp64, LSE offset 0, splits 8, layout even,\nblock size 128, compute fp64, p fp64, LSE base 2, partial fp64, LSE fp64, combine fp64, output fp64,\norder seq, empty guard, merge threads 1, round states 0, seed 1, 32 trials per point"
+experiment = 'merge-rule'
+title = 'merge-rule: LSE-weighted merges against the plain mean and sum of the partials'
+fixed = 'ctx 1024, head-dim 8, dist gaussian, score scale 1, input fp64, LSE offset 0, splits 8, layout even,'."\n".'block size 128, compute fp64, p fp64, LSE base 2, partial fp64, LSE fp64, combine fp64, output fp64,'."\n".'order seq, empty guard, merge threads 1, round states 0, seed 1, 32 trials per point'
 ntrials = 32
-metric = "norm_rel_err"
-xlabel = "merge rule"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'merge rule'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 1
-array panel[1] = [""]
+array panel[1] = ['']
 nseries = 1
-array series[1] = [""]
+array series[1] = ['']
 array color[1] = [7]
 array dash[1] = [1]
 xcat = 1
 ncat = 4
-xtics = "('onepass' 1, 'pairwise' 2, 'mean' 3, 'sum' 4)"
+array xticlab[4] = ['onepass', 'pairwise', 'mean', 'sum']
 xticlen = 8
 ymin = 1.0000000000000001e-17
 ymax = 100
 ylog = 1
-note = ""
+note = ''
 $data << EOD
 # panel 1, series 1
 1 6.35624e-16 3.56105e-16 1.35664e-15 5.18968e-16 8.46311e-16

@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "reduction-order"
-title = "reduction-order: spread of the error across reduction orders of the merge"
-fixed = "ctx 2048, head-dim 64, dist gaussian, score scale 0.5, input fp32, LSE offset 0, splits 64,\nlayout even, block size 128, compute fp32, p fp32, LSE base e, LSE fp32, output fp32, empty guard,\nmerge threads 8, round states 0, seed 1, 32 trials per point"
+experiment = 'reduction-order'
+title = 'reduction-order: spread of the error across reduction orders of the merge'
+fixed = 'ctx 2048, head-dim 64, dist gaussian, score scale 0.5, input fp32, LSE offset 0, splits 64,'."\n".'layout even, block size 128, compute fp32, p fp32, LSE base e, LSE fp32, output fp32, empty guard,'."\n".'merge threads 8, round states 0, seed 1, 32 trials per point'
 ntrials = 32
-metric = "ulp_err"
-xlabel = "reduction order of the merge"
-ylabel = "largest error in ulps of the output format (fp32)"
+metric = 'ulp_err'
+xlabel = 'reduction order of the merge'
+ylabel = 'largest error in ulps of the output format (fp32)'
 npanel = 2
-array panel[2] = ["combine fp16", "combine fp32"]
+array panel[2] = ['combine fp16', 'combine fp32']
 nseries = 4
-array series[4] = ["partial fp16, onepass", "partial fp16, pairwise", "partial fp32, onepass", "partial fp32, pairwise"]
+array series[4] = ['partial fp16, onepass', 'partial fp16, pairwise', 'partial fp32, onepass', 'partial fp32, pairwise']
 array color[4] = [1, 1, 3, 3]
 array dash[4] = [1, 2, 1, 2]
 xcat = 1
 ncat = 7
-xtics = "('seq' 1, 'rev' 2, 'tree' 3, 'random' 4, 'asc' 5, 'desc' 6, 'strided' 7)"
+array xticlab[7] = ['seq', 'rev', 'tree', 'random', 'asc', 'desc', 'strided']
 xticlen = 7
 ymin = 1
 ymax = 100000000
 ylog = 1
-note = ""
+note = ''
 $data << EOD
 # panel 1, series 1
 1 809780 170179 1.27438e+07 444057 3.54066e+06

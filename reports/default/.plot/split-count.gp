@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "split-count"
-title = "split-count: error of the merged output against the number of KV splits"
-fixed = "ctx 16384, head-dim 128, dist gaussian, score scale 0.5, input fp32, LSE offset 0, layout even,\nblock size 128, compute fp32, p fp32, LSE base e, combine fp32, output fp32, merge onepass,\norder seq, empty guard, merge threads 1, round states 0, seed 1, 16 trials per point"
+experiment = 'split-count'
+title = 'split-count: error of the merged output against the number of KV splits'
+fixed = 'ctx 16384, head-dim 128, dist gaussian, score scale 0.5, input fp32, LSE offset 0, layout even,'."\n".'block size 128, compute fp32, p fp32, LSE base e, combine fp32, output fp32, merge onepass,'."\n".'order seq, empty guard, merge threads 1, round states 0, seed 1, 16 trials per point'
 ntrials = 16
-metric = "norm_rel_err"
-xlabel = "number of KV splits S"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'number of KV splits S'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 4
-array panel[4] = ["LSE fp16", "LSE bf16", "LSE fp32", "LSE fp64"]
+array panel[4] = ['LSE fp16', 'LSE bf16', 'LSE fp32', 'LSE fp64']
 nseries = 4
-array series[4] = ["partial fp16", "partial bf16", "partial fp32", "partial fp64"]
+array series[4] = ['partial fp16', 'partial bf16', 'partial fp32', 'partial fp64']
 array color[4] = [1, 2, 3, 4]
 array dash[4] = [1, 1, 1, 2]
 xcat = 0
 ncat = 0
-xtics = ""
+array xticlab[1] = ['']
 xticlen = 0
 ymin = 9.9999999999999995e-08
 ymax = 0.10000000000000001
 ylog = 1
-note = ""
+note = ''
 $data << EOD
 # panel 1, series 1
 1 0.000202688 0.000173842 0.00022515 0.000190442 0.000209475

@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "systems"
-title = "systems: production kernels' precision profiles against the number of splits"
-fixed = "ctx 8192, head-dim 128, dist gaussian, score scale 0.5, layout even, block size 128, seed 1, 8 trials per point"
+experiment = 'systems'
+title = 'systems: production kernels'' precision profiles against the number of splits'
+fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, layout even, block size 128, seed 1, 8 trials per point'
 ntrials = 8
-metric = "norm_rel_err"
-xlabel = "number of KV splits S"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'number of KV splits S'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 3
-array panel[3] = ["LSE offset 0", "LSE offset 50", "LSE offset 500"]
+array panel[3] = ['LSE offset 0', 'LSE offset 50', 'LSE offset 500']
 nseries = 9
-array series[9] = ["fa2", "fa3", "flashinfer", "tilelang", "xformers", "sglang", "flex", "exact-fp64", "naive-fp16"]
+array series[9] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16']
 array color[9] = [1, 2, 3, 4, 5, 6, 7, 8, 9]
 array dash[9] = [1, 2, 1, 1, 2, 1, 2, 1, 1]
 xcat = 0
 ncat = 0
-xtics = ""
+array xticlab[1] = ['']
 xticlen = 0
 ymin = 0.0001
 ymax = 10
 ylog = 1
-note = "exact-fp64 (medians 7.3e-16 to 3.1e-14) lies below the axis"
+note = 'exact-fp64 (medians 7.3e-16 to 3.1e-14) lies below the axis'
 $data << EOD
 # panel 1, series 1
 1 0.00235763 0.00201143 0.00261719 0.00230037 0.00245259

@@ -4,27 +4,27 @@
 # point: x  median  min  max  q1  q3 of the metric over the trials.
 # A median that is not finite is NaN; min, max, q1, q3 at +inf are ymax
 # and, on a log axis, at 0 or below are ymin.
-experiment = "uneven-splits"
-title = "uneven-splits: uneven and empty splits, per merge rule"
-fixed = "ctx 4096, head-dim 64, dist gaussian, score scale 0.5, input fp32, LSE offset 0, block size 128,\ncompute fp32, p fp32, LSE base e, partial fp32, LSE fp32, combine fp32, output fp32, order seq,\nempty guard, merge threads 1, round states 0, seed 1, 16 trials per point"
+experiment = 'uneven-splits'
+title = 'uneven-splits: uneven and empty splits, per merge rule'
+fixed = 'ctx 4096, head-dim 64, dist gaussian, score scale 0.5, input fp32, LSE offset 0, block size 128,'."\n".'compute fp32, p fp32, LSE base e, partial fp32, LSE fp32, combine fp32, output fp32, order seq,'."\n".'empty guard, merge threads 1, round states 0, seed 1, 16 trials per point'
 ntrials = 16
-metric = "norm_rel_err"
-xlabel = "split layout"
-ylabel = "normwise relative error ‖o − o*‖₂ / ‖o*‖₂"
+metric = 'norm_rel_err'
+xlabel = 'split layout'
+ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 2
-array panel[2] = ["splits 16", "splits 128"]
+array panel[2] = ['splits 16', 'splits 128']
 nseries = 4
-array series[4] = ["onepass", "pairwise", "mean", "sum"]
+array series[4] = ['onepass', 'pairwise', 'mean', 'sum']
 array color[4] = [1, 2, 3, 4]
 array dash[4] = [1, 1, 1, 1]
 xcat = 1
 ncat = 4
-xtics = "('even' 1, 'random' 2, 'skewed' 3, 'holes' 4)"
+array xticlab[4] = ['even', 'random', 'skewed', 'holes']
 xticlen = 6
 ymin = 9.9999999999999995e-08
 ymax = 1000
 ylog = 1
-note = ""
+note = ''
 $data << EOD
 # panel 1, series 1
 1 4.40439e-07 3.69395e-07 6.83915e-07 4.04565e-07 5.7523e-07
