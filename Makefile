@@ -1,4 +1,4 @@
-# skv - one Makefile: `make`, `make check`, `make sanitize`, `make report`, `make bench`.
+# skv - one Makefile: `make`, `make check`, `make sanitize`, `make fuzz`, `make report`, `make bench`.
 # Sources are found by wildcard: lib/*.c is the library, experiments/*.c the
 # program (experiments/main.c holds main), tests/test_*.c one cmocka binary each.
 
@@ -23,7 +23,7 @@ TESTS    := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCHES  := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
 DEPS_OK  := $(B)/.deps-ok
 
-.PHONY: all check sanitize report bench clean deps
+.PHONY: all check sanitize fuzz report bench clean deps
 all: $(B)/libskv.a $(B)/skv
 
 # Installs MPFR, GMP, cmocka and gnuplot when a header or tool is missing.
@@ -57,6 +57,28 @@ sanitize:
 	@$(MAKE) --no-print-directory check B=build-san CFLAGS="-O1 -g" \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
+# libFuzzer targets (tests/fuzz/fuzz_*.c, each with a seed corpus in
+# tests/fuzz/corpus/NAME/), built with clang and ASan + UBSan against the
+# library and the program; `make fuzz` runs each for FUZZ_TIME seconds.
+FZ       ?= build-fuzz
+FUZZ_TIME ?= 60
+FUZZ_CC  ?= clang
+FUZZ_FLAGS := -O1 -g -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -ffp-contract=off -fopenmp -Ilib -Iexperiments \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/%.o) $(APP_SRC:%.c=$(FZ)/%.o)
+
+$(FZ)/%.o: %.c $(wildcard lib/*.h experiments/*.h) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz: $(FUZZ_BIN)
+	@sh scripts/fuzz.sh $(FUZZ_TIME) $(FUZZ_BIN)
+
 bench: $(BENCHES)
 	@for b in $(BENCHES); do $$b; done
 
@@ -66,6 +88,6 @@ report: $(B)/skv
 	@sh scripts/report.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 .SECONDARY:

@@ -307,6 +307,12 @@ int skv_app_main(int argc, char **argv);
 int skv_app_execute(const skv_app_spec *s, const char *command, skv_app_error *e);
 /* `skv suite FILE [--flags] [--out=DIR] [--report]` (argv after "suite"). */
 int skv_app_suite(int argc, char **argv, const char *command);
+/* Parses and checks a suite's text (modified in place: lines are cut at
+ * their ends) with the command-line flags argv[0..argc) that follow the
+ * file, running nothing; *nspecs gets the number of runs. An exit status
+ * with a message in e. */
+int skv_app_suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int argc, char **argv,
+			skv_app_error *e);
 /* Prints e's message on stderr, frees it, returns st. */
 int skv_app_fail(skv_app_error *e, int st);
 

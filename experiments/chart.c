@@ -407,6 +407,10 @@ static size_t find_spx(const plan *p, const size_t *idx, size_t series, size_t p
 	return SIZE_MAX;
 }
 
+/* A legend of more curves than this is not drawn (it could not be read,
+ * and would not fit the image); the chart says how many there are. */
+enum { LEGEND_MAX = 40 };
+
 /* Curves beyond this many are not compared for hiding each other: a legend
  * of more curves cannot be read anyway, and the comparison is quadratic in
  * the number of curves. */
@@ -458,7 +462,8 @@ static void write_names(FILE *f, const plan *p)
 			vals[k] = skv_groups_value(&p->series, r, i, k);
 		skv_label_join(buf, sizeof buf, p->series.key, vals, p->series.nkeys);
 		fputs(i ? ", " : "", f);
-		put_str(f, p->series.nkeys ? buf : ""); /* "": no legend entry */
+		/* "": no legend entry (none at all past LEGEND_MAX curves) */
+		put_str(f, p->series.nkeys && p->series.n <= LEGEND_MAX ? buf : "");
 	}
 	/* Colour by the first series key, dash type by the second. */
 	size_t *ranks = malloc(r->npoints * sizeof *ranks), *spx = NULL;
@@ -563,6 +568,9 @@ static void write_range(FILE *f, const plan *p)
 	if (p->hidden && p->ylog)
 		len += (size_t)snprintf(note, sizeof note, "%zu point%s with a zero, infinite or NaN median not drawn",
 					p->hidden, p->hidden == 1 ? "" : "s");
+	if (p->series.nkeys && p->series.n > LEGEND_MAX && len < sizeof note)
+		len += (size_t)snprintf(note + len, sizeof note - len, "%s%zu curves, too many to name in a legend",
+					len ? "; " : "", p->series.n);
 	/* The off-scale preset: where its medians lie, when outside the axis. */
 	double lo = INFINITY, hi = -INFINITY;
 	for (size_t i = 0; i < p->r->npoints; i++)

@@ -94,7 +94,7 @@ int skv_gnuplot_scripts(char *buf, size_t n)
  * chunk (length 0, type IEND, CRC AE 42 60 82), an SVG with its closing
  * tag (and white space). gnuplot can exit 0 after a short write on a full
  * disk, so its status alone does not say the file is complete. */
-static int chart_complete(const char *path, const char *term)
+int skv_gnuplot_chart_complete(const char *path, const char *term)
 {
 	static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
 	FILE *f = fopen(path, "rb");
@@ -199,7 +199,7 @@ int skv_gnuplot_run(const char *gnuplot, const char *script, const char *csv, co
 	last_line(line, sizeof line, text ? text : "");
 	struct stat sb;
 	int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(out, &sb) == 0 && sb.st_size > 0 &&
-		 chart_complete(out, term);
+		 skv_gnuplot_chart_complete(out, term);
 	if (!ok) {
 		if (disk_full(out))
 			snprintf(err, errlen, "cannot write %s: %s", shown, strerror(ENOSPC));

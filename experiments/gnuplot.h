@@ -27,4 +27,8 @@ int skv_gnuplot_scripts(char *buf, size_t n);
 int skv_gnuplot_run(const char *gnuplot, const char *script, const char *csv, const char *out, const char *term,
 		    const char *shown, char **warnings, char *err, size_t errlen);
 
+/* Whether the file at path is a whole chart of terminal term ("png" or
+ * "svg"): a PNG ends with its IEND chunk, an SVG with </svg>. */
+int skv_gnuplot_chart_complete(const char *path, const char *term);
+
 #endif

@@ -209,6 +209,7 @@ static int parse_line(skv_app_spec *s, char *line, const extras *x, skv_app_erro
 		skv_app_errorf(e, "skv: expected 'run EXPERIMENT [--flags]', got '%s'", argv[0]);
 		rc = -SKV_APP_EXIT_USAGE;
 	} else if (argc > 0) {
+		memset(s, 0, sizeof *s); /* freed below whatever step fails */
 		int st = skv_app_spec_init(s, argv[1], e);
 		if (st == SKV_APP_EXIT_OK)
 			st = skv_app_spec_args(s, (int)argc - 2, argv + 2, e);
@@ -397,6 +398,20 @@ static int run_staged(spec_list *l, const char *command, skv_app_error *e)
 		st = skv_app_stage_publish(out, e);
 	else
 		skv_app_stage_end();
+	return st;
+}
+
+int skv_app_suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int argc, char **argv,
+			skv_app_error *e)
+{
+	extras x;
+	spec_list l = {NULL, NULL, NULL, 0};
+	int st = parse_extras(&x, argc, argv, e);
+	if (st == SKV_APP_EXIT_OK)
+		st = parse_file(&l, file, text, len, &x, e);
+	*nspecs = l.n;
+	extras_free(&x);
+	specs_free(&l);
 	return st;
 }
 

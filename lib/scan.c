@@ -26,8 +26,10 @@ void skv_scan(double *m, double *l, double *acc, const double *q, const double *
 	if (block == 0)
 		block = hi - lo;
 	double mm = *m, ll = *l;
-	for (size_t b0 = lo; b0 < hi; b0 += block) {
-		size_t b1 = hi - b0 < block ? hi : b0 + block;
+	/* b0 steps to the block's end, never by adding `block` (which may be
+	 * anything up to SIZE_MAX: no blocking) */
+	for (size_t b0 = lo, b1; b0 < hi; b0 = b1) {
+		b1 = hi - b0 < block ? hi : b0 + block;
 		/* Scores of the block: q . k_j accumulated by fma, as a tensor core
 		 * accumulates exact products; then the scale and the offset. */
 		double bmax = -INFINITY;

@@ -54,7 +54,14 @@ do for [_i=1:nseries] { _longest = strlen(series[_i]) > _longest ? strlen(series
 key_slot = npanel > 1 && npanel % pcols != 0
 keycols = int((width - 40) / (11.0 * (_longest + 6)))
 keycols = keycols < 1 ? 1 : keycols
-keyrows = (nseries + (strlen(extra_key) > 0) + keycols - 1) / keycols
+# Only named curves take a legend entry (skv report names none past 40).
+_named = 0
+do for [_i=1:nseries] { _named = _named + (strlen(series[_i]) > 0) }
+keyrows = (_named + (strlen(extra_key) > 0) + keycols - 1) / keycols
+# A legend of hundreds of curves (a sweep over many seeds) is not readable
+# and would make the image taller than cairo draws: at most 40 rows of it
+# are given room, the rest is cut at the bottom edge.
+keyrows = keyrows > 40 ? 40 : keyrows
 key_px = key_slot ? 0 : 24 + 24 * keyrows
 # Panel geometry: left margin, right margin, gap between columns, plot
 # width; per row the panel title, plot height and tick labels; the x axis

@@ -1,8 +1,8 @@
 #!/bin/sh
-# deps.sh - make sure skv's build and report dependencies are installed (Debian 12).
+# deps.sh - make sure skv's build, test, fuzz and report dependencies are installed (Debian 12).
 # Installs them with apt-get when run as root; otherwise prints the command and fails.
 set -u
-PKGS="libmpfr-dev libgmp-dev libcmocka-dev gnuplot-nox"
+PKGS="libmpfr-dev libgmp-dev libcmocka-dev gnuplot-nox clang libomp-dev libclang-rt-14-dev python3-numpy"
 
 missing=""
 have_header() {
@@ -11,10 +11,23 @@ have_header() {
 	done
 	return 1
 }
+# clang with OpenMP and libFuzzer (make fuzz): a one-line program tells.
+fuzzer_ok() {
+	command -v clang >/dev/null 2>&1 || return 1
+	t=$(mktemp -d) || return 1
+	printf '#include <omp.h>\n#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return omp_get_max_threads() < 0; }\n' >"$t/f.c"
+	clang -fopenmp -fsanitize=fuzzer,address,undefined "$t/f.c" -o "$t/f" >/dev/null 2>&1
+	rc=$?
+	rm -rf "$t"
+	return $rc
+}
 have_header mpfr.h   || missing="$missing libmpfr-dev"
 have_header gmp.h    || missing="$missing libgmp-dev"
 have_header cmocka.h || missing="$missing libcmocka-dev"
 command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
+fuzzer_ok || missing="$missing clang libomp-dev libclang-rt-14-dev"
+# numpy for the tests that read files numpy itself wrote (Debian's python3)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy"
 [ -z "$missing" ] && exit 0
 
 cmd="apt-get update && apt-get install -y$missing"

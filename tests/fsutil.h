@@ -1,8 +1,8 @@
 /* fsutil.h - shared test helpers for files and folders: temporary folders, whole-file reads and writes, leftovers. */
 #ifndef SKV_FSUTIL_H
 #define SKV_FSUTIL_H
-/* nftw: include this header first. */
-#define _XOPEN_SOURCE 700
+/* nftw, asprintf: include this header first. */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
