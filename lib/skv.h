@@ -170,8 +170,9 @@ void skv_problem_free(skv_problem *p);
 
 /* ------------------------------------------------------------ ground truth */
 
-/* Default MPFR working precision of the ground truth, in bits. See
- * lib/truth.c for why 128 bits make every reported digit exact. */
+/* Precision argument of the ground truth, in bits: at or below it the
+ * certified fast path answers (lib/truth.c), above it MPFR at that
+ * precision. */
 #define SKV_TRUTH_PREC 128
 
 /* A value known to far more than fp64 precision: hi = RN64(t), lo =
@@ -183,13 +184,30 @@ typedef struct {
 /* Exact attention of query row `row` over keys [lo, hi):
  *   s_j = scale * (q . k_j),  L = log sum_j exp(s_j),
  *   out = sum_j exp(s_j - L) v_j
- * computed with MPFR at `prec` bits (>= 64). out is [d]; lse is L in natural
- * log units (the offset of the experiments is added by the caller: it changes
- * L, never out). An empty range gives out = 0 and lse = -inf.
+ * out is [d]; lse is L in natural log units (the offset of the experiments
+ * is added by the caller: it changes L, never out). An empty range gives
+ * out = 0 and lse = -inf.
+ * Accuracy. For 64 <= prec <= SKV_TRUTH_PREC (every prec in that range
+ * gives the same result) the result is certified: ||out - exact||_2 <=
+ * 2^-100 ||exact||_2 (normwise, out_i read as hi + lo) and |lse - L| <=
+ * 2^-104 (1 + |L|). It is computed in error-free double arithmetic streamed
+ * over the keys (memory O(d), time linear in the keys; lib/truth_fast.c
+ * derives the bound and checks it on every call) and, where that cannot
+ * prove the bound (cancellation in V of more than about 2^15, scores beyond
+ * ~2^40, values near the overflow threshold, more than 2^32 keys), by MPFR
+ * at 128 to 1024 bits; past 1024 bits (an output below about 2^-900 of
+ * ||V||, V_i = max_j |v_ji|) the bound is 2^-1000 ||V||_2 instead. For prec
+ * > SKV_TRUTH_PREC: MPFR at prec bits, |error of out_i| <= 2^-prec (5 + 4
+ * log m) V_i to first order (lib/truth_mpfr.c).
+ * Deterministic (the same bits on every machine, thread count and
+ * instruction set) and reentrant: no global state, so it may be called from
+ * several threads at once; the fast path never touches MPFR, the MPFR path
+ * sets its exponent range for the call and restores it and the flags (both
+ * per-thread in a thread-safe MPFR build).
  * SKV_EINVAL for row >= nq, lo > hi, hi > n, prec < 64 or > 65536, NULL
  * pointers, d == 0, or a non-finite scale or value (q row, keys and values of
  * the range); SKV_ERANGE when |L| exceeds the largest double; SKV_ENOMEM.
- * Leaves MPFR's exponent range and flags as it found them. */
+ * Nothing is written on error. */
 int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
 		    long prec);
 

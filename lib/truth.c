@@ -1,433 +1,43 @@
-/* truth.c - exact attention of one query row over a key range, with MPFR. */
-#include <float.h>
+/* truth.c - exact attention of one query row over a key range: the certified fast path, MPFR behind it. */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpfr.h>
-
 #include "skv.h"
+#include "truth_internal.h"
 
 /*
- * What is computed. For the keys j of [lo, hi), with s_j = scale (q . k_j):
- *   r       a reference key whose score is (about) the largest;
- *   D_j     = q . k_j - q . k_r, exactly, in a fixed-point integer
- *             accumulator (every product of two doubles is an integer times
- *             a power of two; see xacc below): no cancellation, no rounding;
- *   d_j     = RN(scale * RN(D_j));
- *   w_j     = RN(exp(d_j))                         (w_r = 1 exactly);
- *   W       = RN(sum_j w_j)                        (mpfr_sum: one rounding);
- *   L       = RN(RN(scale * RN(q . k_r)) + RN(log W));
- *   N_i     = RN(sum_j w_j v_ji)   (each w_j v_ji exact, at one limb more
- *             than w_j, the sum rounded once by mpfr_sum);
- *   out_i   = RN(N_i / W).
- * RN is rounding to nearest at P = prec bits, u = 2^-P.
+ * Two paths compute the same thing, L = log sum_j exp(s_j) and out =
+ * sum_j exp(s_j - L) v_j for s_j = scale (q . k_j):
  *
- * Error bound (first order in u; m = hi - lo keys, p_j = w_j / W the softmax,
- * V_i = max_j |v_ji|). d_j carries two roundings, so |delta d_j| <= 2u |d_j|,
- * and w_j has relative error e_j <= u (1 + 2 |d_j|). Measuring the scores from
- * the top key rather than from 0 is what makes the bound independent of the
- * score magnitude: sum_j p_j |d_j| = H(p) - log W <= log m (entropy bound,
- * W >= 1 when r is the top key), so
- *   |W error| / W        <= u (2 + 2 log m),
- *   |N_i error| / W      <= u (1 + 2 log m) V_i + u |out_i|,
- *   |out_i error|        <= u (5 + 4 log m) V_i,
- *   |L error|            <= u (2 |s_r| + 3 + 3 log m + |L|).
- * r is the key with the largest double-precision score, so the true top d_j
- * is at most a few fp64 ulps of the scores above 0, which adds a negligible
- * term to log m.
+ * - prec <= SKV_TRUTH_PREC: lib/truth_fast.c, in error-free double
+ *   arithmetic (TwoSum, TwoProd by fma, a 128-bit fixed-point exp, an exact
+ *   accumulator for the last steps), streamed over the keys. It derives a
+ *   bound on its own error as it goes and returns its result only when
+ *   ||out - exact||_2 <= 2^-100 ||exact||_2 and |lse - L| <= 2^-104 (1 +
+ *   |L|) are proven (the derivation is in that file's header). Otherwise
+ *   (strong cancellation in V, scores beyond ~2^40, values near the
+ *   overflow threshold, more than 2^32 keys) the MPFR path runs at 128
+ *   bits, then at 256, 512, 1024 until its own bound 2^(1-P) (5 + 4 log m)
+ *   ||V|| (lib/truth_mpfr.c) is within 2^-100 of the result's norm; past
+ *   1024 bits (an output below about 2^-900 ||V||, a cancellation to the
+ *   last of some 900 bits) the 1024-bit result stands with that absolute
+ *   bound. A request for fewer than 128 bits gets the same certified
+ *   answer: prec is a floor on the accuracy asked for. Its weights carry
+ *   about 2^-122 relative error against 128-bit MPFR's 2^-127 (1 + 2 |d_j|),
+ *   and both round the result to a double-double (2^-106), which dominates.
+ * - prec > SKV_TRUTH_PREC: lib/truth_mpfr.c at prec bits, as before (the
+ *   tests' referee runs at 256 bits).
  *
- * Why SKV_TRUTH_PREC = 128. With m = 2^20 keys the output bound is 61 u <
- * 2^-122 V_i, that is 2^-69 of an fp64 ulp at V_i's magnitude and 2^-58 of
- * an fp64 unit roundoff; the error metrics compare against hi + lo, which
- * holds the truth to about 2^-106 relative, so 128 bits leave every reported
- * digit exact with 16 bits to spare. Normwise, ||out error|| / ||out|| <=
- * u (5 + 4 log m) ||V|| / ||out||; the ratio ||V|| / ||out|| is about
- * sqrt(m) times the spread of V for diffuse attention (out is an average of
- * m independent values), 2^10 for m = 2^20, so the relative bound is below
- * 2^-110. tests/test_truth.c checks the claim: the result at 256 bits differs
- * from the one at 128 bits by less than 2^-100 (normwise relative) on
- * Gaussian, sink and large-score problems, while the one at 64 bits does not.
- *
- * Cost. Per key: d integer products into the accumulator, a handful of
- * limbs to MPFR, one mpfr_mul_d, one mpfr_exp (the largest part). Per output
- * element: m exact products and one mpfr_sum. Every mpfr_t lives in one
- * scratch block allocated once per call (MPFR's custom interface); the loops
- * allocate nothing. tests/bench_truth.c measures it.
+ * Both paths are deterministic (the fast path uses only correctly rounded
+ * IEEE operations and integers, MPFR rounds correctly) and keep no state
+ * between calls: skv_truth_range may be called from several threads at
+ * once. The fast path does not touch MPFR at all; the MPFR path sets its
+ * exponent range for the call and restores it and the flags, which are
+ * per-thread in a thread-safe MPFR build (mpfr_buildopt_tls_p).
  */
 
-/* With 64-bit limbs (every GMP build skv targets) doubles are loaded into
- * MPFR values and w_j v_ji is formed by writing the significand limbs
- * directly through MPFR's custom interface: 3-4 ns instead of the 30-60 ns
- * of mpfr_set_d / mpfr_mul_d, which would dominate the cost. Elsewhere the
- * portable MPFR calls do the same, exactly, more slowly. */
-#if GMP_NUMB_BITS == 64 && GMP_NAIL_BITS == 0 && DBL_MANT_DIG == 53
-#define LIMB64 1
-#else
-#define LIMB64 0
-#endif
-
-/* The accumulator's digits are below 2^33 in magnitude: one limb is plenty. */
-#define TERM_PREC 64
-
-enum { TRUTH_PREC_MAX = 1 << 16 };
-
-/* ------------------------------------------------- exact dot products */
-
-/*
- * A double is M 2^e with an integer M < 2^53 and e >= -1074 (e = E - 1075
- * for a normal number with biased exponent E, -1074 for a subnormal), so a
- * product of two is an integer below 2^106 times 2^e with -2148 <= e and
- * every product is below 2^2048. xacc holds a sum of such products exactly,
- * as sum_k c[k] 2^(XA_BASE + 32 k) with signed 64-bit chunks c[k]: a
- * product is split into 32-bit pieces added to three to five chunks (carries
- * deferred, Neal's "small superaccumulator", arXiv:1505.05571, 2015). Each
- * product adds less than 3 * 2^32 to a chunk, so XA_FLUSH = 2^26 products
- * stay far below 2^63 before xacc_norm propagates the carries.
- */
-enum {
-	XA_RADIX_BITS = 32,
-	XA_BASE = -2176,   /* a multiple of 32 at or below -2148 */
-	XA_NCHUNK = 140,   /* (2048 - XA_BASE) / 32 = 132 chunks, + carries, + margin */
-	XA_FLUSH = 1 << 26,
-	DBL_FRAC_BITS = DBL_MANT_DIG - 1,
-	DBL_EXP_MASK = 0x7ff,
-	DBL_LSB_BIAS = 1075 /* value = M 2^(E - 1075) for a normal double */
-};
-#define XA_DIGIT_MASK ((UINT64_C(1) << XA_RADIX_BITS) - 1)
-
-/* A double as (-1)^neg m 2^e, m < 2^53 an integer. */
-typedef struct {
-	uint64_t m;
-	int e, neg;
-} dint;
-
-typedef struct {
-	int64_t c[XA_NCHUNK];
-	int lo, hi; /* chunks outside [lo, hi] are zero; lo > hi when empty */
-} xacc;
-
-/* x = M 2^e exactly (M = 0 for x = 0). */
-static uint64_t dbl_int(double x, int *e)
-{
-	uint64_t b;
-	memcpy(&b, &x, sizeof b);
-	const int E = (int)((b >> DBL_FRAC_BITS) & DBL_EXP_MASK);
-	const uint64_t f = b & ((UINT64_C(1) << DBL_FRAC_BITS) - 1);
-	*e = E ? E - DBL_LSB_BIAS : 1 - DBL_LSB_BIAS;
-	return E ? f | (UINT64_C(1) << DBL_FRAC_BITS) : f;
-}
-
-static void xacc_clear(xacc *a)
-{
-	for (int k = a->lo; k <= a->hi; k++)
-		a->c[k] = 0;
-	a->lo = XA_NCHUNK;
-	a->hi = -1;
-}
-
-/* Adds (or subtracts) v 2^(XA_BASE + pos), pos >= 0: v << (pos % 32) spans
- * 96 bits, three 32-bit pieces. */
-static void xacc_add(xacc *a, uint64_t v, int pos, int neg)
-{
-	if (v == 0)
-		return;
-	const int k = pos / XA_RADIX_BITS, s = pos % XA_RADIX_BITS;
-	const uint64_t sh = v << s;
-	const int64_t p0 = (int64_t)(sh & XA_DIGIT_MASK);
-	const int64_t p1 = (int64_t)(sh >> XA_RADIX_BITS);
-	const int64_t p2 = s ? (int64_t)(v >> (2 * XA_RADIX_BITS - s)) : 0;
-	if (neg) {
-		a->c[k] -= p0;
-		a->c[k + 1] -= p1;
-		a->c[k + 2] -= p2;
-	} else {
-		a->c[k] += p0;
-		a->c[k + 1] += p1;
-		a->c[k + 2] += p2;
-	}
-	if (k < a->lo)
-		a->lo = k;
-	if (k + 2 > a->hi)
-		a->hi = k + 2;
-}
-
-/* Adds (neg: subtracts) the exact product (Mx 2^ex) (My 2^ey), both M < 2^53:
- * with M = m1 2^32 + m0, the partial products m0 n0 < 2^64, m0 n1 + m1 n0 <
- * 2^54 and m1 n1 < 2^42 are exact in 64-bit integers. */
-static void xacc_add_product(xacc *a, uint64_t mx, int ex, uint64_t my, int ey, int neg)
-{
-	const uint64_t x0 = mx & XA_DIGIT_MASK, x1 = mx >> XA_RADIX_BITS;
-	const uint64_t y0 = my & XA_DIGIT_MASK, y1 = my >> XA_RADIX_BITS;
-	const int pos = ex + ey - XA_BASE;
-	xacc_add(a, x0 * y0, pos, neg);
-	xacc_add(a, x0 * y1 + x1 * y0, pos + XA_RADIX_BITS, neg);
-	xacc_add(a, x1 * y1, pos + 2 * XA_RADIX_BITS, neg);
-}
-
-/* Propagates carries: afterwards c[lo..hi-1] are digits in [0, 2^32) and the
- * top chunk c[hi] is in [-2^32, 2^32) (it carries the sign), so every chunk
- * is an exact double. The value is unchanged: c[k] = low + carry 2^32
- * exactly, with low = c[k] mod 2^32 (two's complement bits, well defined for
- * the uint64_t conversion) and (c[k] - low) / 2^32 an exact division. */
-static void xacc_norm(xacc *a)
-{
-	if (a->lo > a->hi)
-		return;
-	int64_t carry = 0;
-	for (int k = a->lo; k < a->hi; k++) {
-		const int64_t v = a->c[k] + carry;
-		const int64_t low = (int64_t)((uint64_t)v & XA_DIGIT_MASK);
-		carry = (v - low) / ((int64_t)1 << XA_RADIX_BITS);
-		a->c[k] = low;
-	}
-	a->c[a->hi] += carry;
-	while (a->c[a->hi] >= ((int64_t)1 << XA_RADIX_BITS) || a->c[a->hi] < -((int64_t)1 << XA_RADIX_BITS)) {
-		const int64_t v = a->c[a->hi];
-		const int64_t low = (int64_t)((uint64_t)v & XA_DIGIT_MASK);
-		a->c[a->hi] = low;
-		a->c[++a->hi] = (v - low) / ((int64_t)1 << XA_RADIX_BITS);
-	}
-}
-
-/* ------------------------------------------------------------ scratch */
-
-enum { S_DOTR, S_SREF, S_W, S_LOGW, S_L, S_N, S_OUT, S_REM, S_BEST, S_CUR, N_SCALARS };
-
-typedef struct {
-	size_t n, d;
-	dint *q;      /* [d] the query row, decomposed */
-	xacc acc, ref;   /* the current key; the reference key, negated */
-	mpfr_t term[XA_NCHUNK]; /* an accumulator's chunks, TERM_PREC */
-	mpfr_ptr tp[XA_NCHUNK];
-	mpfr_t *w;    /* [n] weights, prec */
-	mpfr_t *prod; /* [n] w_j v_ji, prod_prec(prec) bits (exact) */
-	mpfr_ptr *pp; /* [n] the nonzero products */
-	mpfr_t x[N_SCALARS]; /* prec */
-	mp_limb_t *limbs;
-} scratch;
-
-static size_t nlimbs(mpfr_prec_t prec)
-{
-	return (mpfr_custom_get_size(prec) + sizeof(mp_limb_t) - 1) / sizeof(mp_limb_t);
-}
-
-/* Precision holding w v exactly for a prec-bit w and a double v: prec + 53
- * bits; with LIMB64 one limb more than w has, as mul_exact writes. */
-static mpfr_prec_t prod_prec(mpfr_prec_t prec)
-{
-	return LIMB64 ? (mpfr_prec_t)((nlimbs(prec) + 1) * GMP_NUMB_BITS) : prec + DBL_MANT_DIG;
-}
-
-/* a * b, or 0 when it overflows size_t (no size here is legitimately 0). */
-static size_t mul_size(size_t a, size_t b)
-{
-	return a != 0 && b > SIZE_MAX / a ? 0 : a * b;
-}
-
-static void scratch_free(scratch *s)
-{
-	free(s->q);
-	free(s->w);
-	free(s->prod);
-	free(s->pp);
-	free(s->limbs);
-	free(s);
-}
-
-/* Points count values of precision prec at consecutive pieces of *mem. */
-static void place(mpfr_t *v, size_t count, mpfr_prec_t prec, mp_limb_t **mem)
-{
-	const size_t step = nlimbs(prec);
-	for (size_t i = 0; i < count; i++, *mem += step)
-		mpfr_custom_init_set(v[i], MPFR_ZERO_KIND, 0, prec, *mem);
-}
-
-static scratch *scratch_new(size_t n, size_t d, mpfr_prec_t prec)
-{
-	const size_t lt = nlimbs(TERM_PREC), lw = nlimbs(prec), lp = nlimbs(prod_prec(prec));
-	const size_t per_key = mul_size(n, lw + lp);
-	const size_t total = per_key + XA_NCHUNK * lt + N_SCALARS * lw;
-	if (!per_key || total < per_key || !mul_size(total, sizeof(mp_limb_t)) ||
-	    !mul_size(n, sizeof(mpfr_t)) || !mul_size(d, sizeof(dint)))
-		return NULL;
-	scratch *s = calloc(1, sizeof *s);
-	if (!s)
-		return NULL;
-	s->n = n;
-	s->d = d;
-	s->q = malloc(d * sizeof *s->q);
-	s->w = malloc(n * sizeof(mpfr_t));
-	s->prod = malloc(n * sizeof(mpfr_t));
-	s->pp = malloc(n * sizeof(mpfr_ptr));
-	s->limbs = malloc(total * sizeof(mp_limb_t));
-	if (!s->q || !s->w || !s->prod || !s->pp || !s->limbs) {
-		scratch_free(s);
-		return NULL;
-	}
-	for (int k = 0; k < XA_NCHUNK; k++)
-		s->acc.c[k] = s->ref.c[k] = 0;
-	s->acc.lo = s->ref.lo = XA_NCHUNK;
-	s->acc.hi = s->ref.hi = -1;
-	mp_limb_t *mem = s->limbs;
-	place(s->w, n, prec, &mem);
-	place(s->prod, n, prod_prec(prec), &mem);
-	place(s->term, XA_NCHUNK, TERM_PREC, &mem);
-	place(s->x, N_SCALARS, prec, &mem);
-	return s;
-}
-
-/* ------------------------------------------------- MPFR from doubles */
-
-#if LIMB64
-/* |x| = M 2^(e - 64) with M in [2^63, 2^64): MPFR's significand-in-[1/2, 1)
- * convention with one full limb, from the exact x = Mi 2^ei of dbl_int. */
-static mp_limb_t dbl_limb(double x, mpfr_exp_t *e)
-{
-	int ei;
-	uint64_t m = dbl_int(x, &ei);
-	int sh = 0;
-	while (!(m >> (GMP_NUMB_BITS - 1))) {
-		m <<= 1;
-		sh++;
-	}
-	*e = (mpfr_exp_t)ei + GMP_NUMB_BITS - sh;
-	return (mp_limb_t)m;
-}
-#endif
-
-/* t = x 2^sh exactly, x a nonzero double, t of TERM_PREC bits. */
-static void set_term(mpfr_ptr t, double x, long sh)
-{
-#if LIMB64
-	mp_limb_t *sig = mpfr_custom_get_significand(t);
-	mpfr_exp_t e;
-	sig[0] = dbl_limb(x, &e);
-	mpfr_custom_init_set(t, x < 0 ? -MPFR_REGULAR_KIND : MPFR_REGULAR_KIND, e + sh, TERM_PREC, sig);
-#else
-	mpfr_set_d(t, x, MPFR_RNDN);
-	mpfr_mul_2si(t, t, sh, MPFR_RNDN);
-#endif
-}
-
-/* r = RN(the accumulator's value) at r's precision: its chunks, normalized
- * to exact doubles, summed once by mpfr_sum. */
-static void xacc_get(mpfr_ptr r, xacc *a, scratch *s)
-{
-	xacc_norm(a);
-	unsigned long c = 0;
-	for (int k = a->lo; k <= a->hi; k++) {
-		if (a->c[k] != 0) {
-			set_term(s->term[c], (double)a->c[k], XA_BASE + (long)k * XA_RADIX_BITS);
-			s->tp[c] = s->term[c];
-			c++;
-		}
-	}
-	mpfr_sum(r, s->tp, c, MPFR_RNDN);
-}
-
-/* r = w v exactly, for w > 0 of precision prec (nw limbs) and v a nonzero
- * finite double; r has prod_prec(prec) bits. With LIMB64: the significands
- * are W in [1/2, 1) (nw limbs) and M / 2^64 in [1/2, 1); their product, nw + 1
- * limbs from mpn_mul_1, lies in [1/4, 1), so at most one left shift
- * normalizes it; no bit is lost (nw + 1 limbs hold any nw-limb by 1-limb
- * product) and the bits below prec + 53 are zero, as MPFR requires. */
-static void mul_exact(mpfr_ptr r, mpfr_srcptr w, double v, size_t nw)
-{
-#if LIMB64
-	mp_limb_t *rp = mpfr_custom_get_significand(r);
-	const mp_limb_t *wp = mpfr_custom_get_significand(w);
-	mpfr_exp_t ev;
-	const mp_limb_t M = dbl_limb(v, &ev);
-	mpfr_exp_t e = mpfr_custom_get_exp(w) + ev;
-	rp[nw] = mpn_mul_1(rp, wp, (mp_size_t)nw, M);
-	if (!(rp[nw] >> (GMP_NUMB_BITS - 1))) {
-		mpn_lshift(rp, rp, (mp_size_t)nw + 1, 1);
-		e--;
-	}
-	mpfr_custom_init_set(r, v < 0 ? -MPFR_REGULAR_KIND : MPFR_REGULAR_KIND, e,
-			     (mpfr_prec_t)((nw + 1) * GMP_NUMB_BITS), rp);
-#else
-	(void)nw;
-	mpfr_mul_d(r, w, v, MPFR_RNDN);
-#endif
-}
-
-/* ------------------------------------------------------------ the truth */
-
-/* a += q . k exactly, q decomposed in s->q. */
-static void add_dot(xacc *a, const scratch *s, const double *k)
-{
-	for (size_t i = 0, since = 0; i < s->d; i++) {
-		int ek;
-		const uint64_t mk = dbl_int(k[i], &ek);
-		if (mk == 0 || s->q[i].m == 0)
-			continue;
-		const int neg = s->q[i].neg ^ (signbit(k[i]) != 0);
-		xacc_add_product(a, s->q[i].m, s->q[i].e, mk, ek, neg);
-		if (++since == XA_FLUSH) {
-			xacc_norm(a);
-			since = 0;
-		}
-	}
-}
-
-/* Index (from 0) of a key of [0, m) whose score scale (q . k_j) is the
- * largest. A plain double dot product picks it when every approximate score
- * is finite (enough: d_j of the chosen key is then within a few fp64 ulps of
- * the top, see the bound above); otherwise (products near overflow) the
- * scores are compared exactly-rounded in MPFR. */
-static size_t pick_reference(scratch *s, const double *q, const double *k, size_t m, double scale)
-{
-	const size_t d = s->d;
-	size_t best = 0;
-	double top = -INFINITY;
-	int finite = 1;
-	for (size_t j = 0; j < m && finite; j++) {
-		double a = 0.0;
-		for (size_t i = 0; i < d; i++)
-			a += q[i] * k[j * d + i];
-		a *= scale;
-		finite = isfinite(a);
-		if (a > top) {
-			top = a;
-			best = j;
-		}
-	}
-	if (finite)
-		return best;
-	best = 0;
-	for (size_t j = 0; j < m; j++) {
-		xacc_clear(&s->acc);
-		add_dot(&s->acc, s, k + j * d);
-		mpfr_ptr cur = s->x[j == 0 ? S_BEST : S_CUR];
-		xacc_get(cur, &s->acc, s);
-		mpfr_mul_d(cur, cur, scale, MPFR_RNDN);
-		if (j > 0 && mpfr_greater_p(cur, s->x[S_BEST])) {
-			mpfr_set(s->x[S_BEST], cur, MPFR_RNDN);
-			best = j;
-		}
-	}
-	xacc_clear(&s->acc); /* the caller expects an empty accumulator */
-	return best;
-}
-
-/* dd from an MPFR value: hi = RN53(x), lo = RN53(x - hi). x - hi is exact
- * at x's precision (P >= 53): it is a multiple of x's last place and at most
- * half an ulp of hi, so it spans at most P - 53 bits. */
-static skv_dd to_dd(mpfr_srcptr x, mpfr_ptr rem)
-{
-	skv_dd r;
-	r.hi = mpfr_get_d(x, MPFR_RNDN);
-	if (!isfinite(r.hi)) {
-		r.lo = 0.0;
-		return r;
-	}
-	mpfr_sub_d(rem, x, r.hi, MPFR_RNDN);
-	r.lo = mpfr_get_d(rem, MPFR_RNDN);
-	return r;
-}
+enum { TRUTH_PREC_MAX = 1 << 16, FALLBACK_PREC_MAX = 1024 };
 
 static int all_finite(const double *x, size_t count)
 {
@@ -437,74 +47,55 @@ static int all_finite(const double *x, size_t count)
 	return 1;
 }
 
-/* The computation of the comment at the top, on a valid non-empty range. */
-static int truth_core(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo,
-		      size_t m, mpfr_prec_t prec)
+/* An upper bound on ||V||_2, V_i = max_j |v_ji| over the range (the norm in
+ * double, rounded up generously: it only chooses a precision). */
+static double v_norm(const skv_problem *p, size_t lo, size_t hi)
 {
 	const size_t d = p->d;
-	const double *q = p->q + row * d, *k = p->k + lo * d, *v = p->v + lo * d;
-	scratch *s = scratch_new(m, d, prec);
-	if (!s)
+	double mx = 0, s = 0;
+	for (size_t j = lo * d; j < hi * d; j++)
+		mx = fmax(mx, fabs(p->v[j]));
+	if (mx == 0)
+		return 0;
+	for (size_t i = 0; i < d; i++) {
+		double vi = 0;
+		for (size_t j = lo; j < hi; j++)
+			vi = fmax(vi, fabs(p->v[j * d + i]));
+		vi /= mx;
+		s += vi * vi;
+	}
+	return sqrt(s) * mx * (1 + 0x1p-30);
+}
+
+/* The MPFR truth at the least precision from 128 (doubling) whose bound is
+ * within 2^-100 of the result's norm; see the header. */
+static int truth_fallback(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi)
+{
+	const size_t d = p->d, m = hi - lo;
+	skv_dd *tmp = malloc(d * sizeof *tmp), l;
+	if (!tmp)
 		return SKV_ENOMEM;
-	for (size_t i = 0; i < d; i++) {
-		s->q[i].m = dbl_int(q[i], &s->q[i].e);
-		s->q[i].neg = signbit(q[i]) != 0;
+	const double vn = v_norm(p, lo, hi);
+	double bits = 0; /* 5 + 4 ln m <= 5 + 3 bitlength(m) */
+	for (size_t x = m; x; x >>= 1)
+		bits++;
+	int st;
+	for (long prec = SKV_TRUTH_PREC;; prec *= 2) {
+		if ((st = skv_truth_mpfr(tmp, &l, p, row, lo, hi, prec)) != SKV_OK)
+			break;
+		double on = 0;
+		for (size_t i = 0; i < d; i++)
+			on = fmax(on, fabs(tmp[i].hi)); /* a lower bound on ||out||_2 */
+		const double bound = ldexp((5 + 3 * bits) * vn, 1 - (int)prec);
+		if (prec >= FALLBACK_PREC_MAX || bound <= 0x1p-100 * (on * (1 - 0x1p-50) - bound))
+			break;
 	}
-
-	const size_t r = pick_reference(s, q, k, m, p->scale);
-	add_dot(&s->ref, s, k + r * d);
-	xacc_get(s->x[S_DOTR], &s->ref, s); /* also normalizes s->ref */
-	mpfr_mul_d(s->x[S_SREF], s->x[S_DOTR], p->scale, MPFR_RNDN);
-
-	for (size_t j = 0; j < m; j++) {
-		if (j == r) {
-			mpfr_set_ui(s->w[j], 1, MPFR_RNDN);
-			continue;
-		}
-		/* acc = -(q . k_r): the reference's normalized chunks, negated
-		 * (acc is empty here: cleared after each key and by
-		 * pick_reference) */
-		for (int c = s->ref.lo; c <= s->ref.hi; c++)
-			s->acc.c[c] = -s->ref.c[c];
-		s->acc.lo = s->ref.lo;
-		s->acc.hi = s->ref.hi;
-		add_dot(&s->acc, s, k + j * d);
-		xacc_get(s->w[j], &s->acc, s);
-		xacc_clear(&s->acc);
-		mpfr_mul_d(s->w[j], s->w[j], p->scale, MPFR_RNDN);
-		mpfr_exp(s->w[j], s->w[j], MPFR_RNDN);
+	if (st == SKV_OK) {
+		memcpy(out, tmp, d * sizeof *out);
+		*lse = l;
 	}
-	for (size_t j = 0; j < m; j++)
-		s->pp[j] = s->w[j];
-	mpfr_sum(s->x[S_W], s->pp, (unsigned long)m, MPFR_RNDN);
-	mpfr_log(s->x[S_LOGW], s->x[S_W], MPFR_RNDN);
-	mpfr_add(s->x[S_L], s->x[S_SREF], s->x[S_LOGW], MPFR_RNDN);
-	const skv_dd L = to_dd(s->x[S_L], s->x[S_REM]);
-	if (!isfinite(L.hi)) { /* |L| beyond DBL_MAX: scores near 2^1024 */
-		scratch_free(s);
-		return SKV_ERANGE;
-	}
-
-	const size_t nw = nlimbs(prec);
-	for (size_t i = 0; i < d; i++) {
-		size_t c = 0;
-		for (size_t j = 0; j < m; j++) {
-			const double vji = v[j * d + i];
-			/* w_j is 0 only below MPFR's smallest exponent, about
-			 * 2^(-2^62): its terms are dropped, harmlessly. */
-			if (vji != 0.0 && !mpfr_zero_p(s->w[j])) {
-				mul_exact(s->prod[c], s->w[j], vji, nw);
-				s->pp[c] = s->prod[c];
-				c++;
-			}
-		}
-		mpfr_sum(s->x[S_N], s->pp, (unsigned long)c, MPFR_RNDN);
-		mpfr_div(s->x[S_OUT], s->x[S_N], s->x[S_W], MPFR_RNDN);
-		out[i] = to_dd(s->x[S_OUT], s->x[S_REM]);
-	}
-	*lse = L;
-	scratch_free(s);
-	return SKV_OK;
+	free(tmp);
+	return st;
 }
 
 int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
@@ -514,25 +105,25 @@ int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, 
 	    hi > p->n || prec < 64 || prec > TRUTH_PREC_MAX || !isfinite(p->scale))
 		return SKV_EINVAL;
 	const size_t d = p->d, m = hi - lo;
-	if (!all_finite(p->q + row * d, d) || !all_finite(p->k + lo * d, m * d) ||
-	    !all_finite(p->v + lo * d, m * d))
-		return SKV_EINVAL;
 	if (m == 0) {
+		if (!all_finite(p->q + row * d, d))
+			return SKV_EINVAL;
 		for (size_t i = 0; i < d; i++)
 			out[i] = (skv_dd){0.0, 0.0};
 		*lse = (skv_dd){-INFINITY, 0.0};
 		return SKV_OK;
 	}
-	/* The widest exponent range, so that no weight underflows whatever the
-	 * caller left set for its IEEE emulation; range and flags are restored,
-	 * so the call has no effect on the caller's MPFR state. */
-	const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-	const mpfr_flags_t flags = mpfr_flags_save();
-	mpfr_set_emin(mpfr_get_emin_min());
-	mpfr_set_emax(mpfr_get_emax_max());
-	const int st = truth_core(out, lse, p, row, lo, m, (mpfr_prec_t)prec);
-	mpfr_set_emin(emin);
-	mpfr_set_emax(emax);
-	mpfr_flags_restore(flags, MPFR_FLAGS_ALL);
-	return st;
+	/* The fast path declines on any value that is not finite (see
+	 * lib/truth_fast.c), so the inputs are scanned only after it did. */
+	if (prec <= SKV_TRUTH_PREC) {
+		skv_truth_cert cert;
+		const int st = skv_truth_fast(out, lse, &cert, p, row, lo, hi, SKV_TRUTH_ISA_AUTO);
+		if (st != SKV_TRUTH_DECLINED)
+			return st;
+	}
+	if (!all_finite(p->q + row * d, d) || !all_finite(p->k + lo * d, m * d) ||
+	    !all_finite(p->v + lo * d, m * d))
+		return SKV_EINVAL;
+	return prec > SKV_TRUTH_PREC ? skv_truth_mpfr(out, lse, p, row, lo, hi, prec)
+				     : truth_fallback(out, lse, p, row, lo, hi);
 }

@@ -1,13 +1,15 @@
-/* test_truth.c - the MPFR ground truth against a plain 512-bit computation, precision, splits, bad input. */
+/* test_truth.c - the ground truth against a plain 512-bit computation, precision, splits, bad input. */
 #include <float.h>
 #include <inttypes.h>
 #include <mpfr.h>
 
 #include "testutil.h"
+#include "truth_check.h"
+#include "truth_internal.h"
 
 /* ------------------------------------- a plain referee at 512 bits */
 
-enum { NAIVE_PREC = 512, CMP_PREC = 1200 };
+enum { NAIVE_PREC = 512 };
 
 /* The definition written out with no care for cost or range:
  *   s_j = scale * sum_i q_i k_ji,  L = log sum_j exp(s_j),
@@ -50,20 +52,6 @@ static void naive_truth(mpfr_t *out, mpfr_t lse, const skv_problem *p, size_t ro
 		}
 	}
 	mpfr_clears(s, e, t, sum, (mpfr_ptr)0);
-}
-
-/* |hi + lo - x|, the sum formed exactly at 1200 bits (hi and lo are at
- * most about 1100 binades apart). */
-static double dd_dist(skv_dd t, mpfr_srcptr x)
-{
-	mpfr_t a;
-	mpfr_init2(a, CMP_PREC);
-	mpfr_set_d(a, t.hi, MPFR_RNDN);
-	mpfr_add_d(a, a, t.lo, MPFR_RNDN);
-	mpfr_sub(a, a, x, MPFR_RNDN);
-	const double r = fabs(mpfr_get_d(a, MPFR_RNDN));
-	mpfr_clear(a);
-	return r;
 }
 
 static double max_abs_v(const skv_problem *p, size_t lo, size_t hi)
@@ -253,37 +241,15 @@ static void test_vs_naive_extreme(void **state)
 
 /* ------------------------------------------------------- precision */
 
-/* ||a - b||_2 / ||b||_2 over the values (a_i, b_i double-doubles), in MPFR:
- * each difference (a.hi - b.hi) + (a.lo - b.lo) is exact at 1200 bits. */
-static double dd_norm_rel(const skv_dd *a, const skv_dd *b, size_t n)
-{
-	mpfr_t x, y, num, den;
-	mpfr_inits2(CMP_PREC, x, y, num, den, (mpfr_ptr)0);
-	mpfr_set_zero(num, 1);
-	mpfr_set_zero(den, 1);
-	for (size_t i = 0; i < n; i++) {
-		mpfr_set_d(x, a[i].hi, MPFR_RNDN);
-		mpfr_add_d(x, x, a[i].lo, MPFR_RNDN);
-		mpfr_set_d(y, b[i].hi, MPFR_RNDN);
-		mpfr_add_d(y, y, b[i].lo, MPFR_RNDN);
-		mpfr_sub(x, x, y, MPFR_RNDN);
-		mpfr_fma(num, x, x, num, MPFR_RNDN);
-		mpfr_fma(den, y, y, den, MPFR_RNDN);
-	}
-	mpfr_div(num, num, den, MPFR_RNDN);
-	mpfr_sqrt(num, num, MPFR_RNDN);
-	const double r = mpfr_get_d(num, MPFR_RNDN);
-	mpfr_clears(x, y, num, den, (mpfr_ptr)0);
-	return r;
-}
-
-/* The claim of lib/truth.c. (1) Its error bound, normwise:
+/* The claims of lib/truth_mpfr.c and lib/truth.c. (1) The MPFR path's
+ * error bound, normwise:
  *   ||out_P - out|| <= 2^-P (5 + 4 log m) sqrt(sum_i V_i^2),  V_i = max_j |v_ji|,
- * holds at P = 64, 80, 96 (against the 256-bit result, plus the two
- * double-doubles' own resolution, 2^-105 relative each), where the error is
- * visible through the double-double; the 64-bit result is off by more than
- * 2^-100, so the comparison does see a shortfall. (2) At 128 bits the
- * outputs agree with the 256-bit ones to better than 2^-100 (normwise
+ * holds at P = 64, 80, 96 (skv_truth_mpfr, against the 256-bit result, plus
+ * the two double-doubles' own resolution, 2^-105 relative each), where the
+ * error is visible through the double-double; the 64-bit result is off by
+ * more than 2^-100, so the comparison does see a shortfall. (2) The public
+ * truth at SKV_TRUTH_PREC (the certified fast path) agrees with the 256-bit
+ * one (MPFR: prec above SKV_TRUTH_PREC) to better than 2^-100 (normwise
  * relative; lse relative), on diffuse, sink and large-score problems. */
 static void test_precision_doubling(void **state)
 {
@@ -309,7 +275,10 @@ static void test_precision_doubling(void **state)
 		for (size_t k = 0; k < NP; k++) {
 			out[k] = malloc(d * sizeof(skv_dd));
 			assert_non_null(out[k]);
-			CHECK_OK(skv_truth_range(out[k], &lse[k], &p, 0, 0, n, precs[k]));
+			if (k < I128)
+				CHECK_OK(skv_truth_mpfr(out[k], &lse[k], &p, 0, 0, n, precs[k]));
+			else
+				CHECK_OK(skv_truth_range(out[k], &lse[k], &p, 0, 0, n, precs[k]));
 		}
 		double vn = 0, on = 0;
 		for (size_t i = 0; i < d; i++) {
@@ -325,7 +294,7 @@ static void test_precision_doubling(void **state)
 			const double bound = ldexp(5 + 4 * log((double)n), -(int)precs[k]) * ratio + 0x1p-104;
 			print_message("# fmt %d dist %d score_scale %g n %zu: prec %ld: error 2^%.1f, bound 2^%.1f\n",
 				      cs[c].fmt, cs[c].dist, cs[c].sscale, n, precs[k], log2(e), log2(bound));
-			CHECK_LE("normwise error against 256 bits, within the bound of lib/truth.c", e, bound);
+			CHECK_LE("normwise error against 256 bits, within the bound of lib/truth_mpfr.c", e, bound);
 		}
 		const double e128 = dd_norm_rel(out[I128], out[I256], d);
 		const double l128 = dd_norm_rel(&lse[I128], &lse[I256], 1);
