@@ -505,6 +505,88 @@ int skv_merge_states(double *merged_max, double *merged_sum, double *merged_out,
 int skv_attention_blockwise_f32(float *out, const float *q, const float *k, const float *v, size_t Tq,
 				size_t Tk, size_t d, size_t block_size, int causal);
 
+/* ------------------------------ split-count heuristics of production systems */
+
+/* How each system chooses the number of splits of one decode step and cuts a
+ * context into them, transcribed from its source in its own arithmetic (int,
+ * float or double, as lib/heuristics.c says operation by operation, with the
+ * repository, commit and file:line of every rule). The step decodes one query
+ * token per sequence for batch sequences of ctx keys each (a uniform batch).
+ * Runtime facts the systems query (SM count, the occupancy API's answer,
+ * configuration flags) are inputs. */
+typedef enum {
+	SKV_HEUR_FA2 = 0,          /* FlashAttention 2: skv_fa2_decode_init + skv_fa2_num_splits */
+	SKV_HEUR_FA3 = 1,          /* FlashAttention 3 (hopper/) on sm90, dense KV, static split */
+	SKV_HEUR_FLASHINFER = 2,   /* FlashInfer BatchDecodeWithPagedKVCache (CUDA cores) */
+	SKV_HEUR_VLLM_V2 = 3,      /* vLLM paged_attention_v2 */
+	SKV_HEUR_XFORMERS = 4,     /* xformers triton split-K, CUDA path */
+	SKV_HEUR_SGLANG = 5,       /* SGLang triton decode backend */
+	SKV_HEUR_FLEX = 6,         /* PyTorch FlexAttention decode (flex_decoding) */
+	SKV_HEUR_LLAMACPP_CUDA = 7 /* llama.cpp CUDA vec kernel (flash_attn_ext_vec) */
+} skv_heur_system;
+#define SKV_HEUR_NSYSTEMS 8
+
+/* "fa2", "fa3", "flashinfer", "vllm-v2", "xformers", "sglang", "flex",
+ * "llamacpp-cuda"; NULL for an unknown value. */
+const char *skv_heur_name(skv_heur_system s);
+/* Parses the names above. SKV_EINVAL for anything else (s untouched). */
+int skv_heur_parse(skv_heur_system *s, const char *name);
+
+/* The inputs. batch, heads, kv_heads, ctx, head_dim and sm_count must be
+ * positive for every system (not every rule uses each); the other fields
+ * are read only where noted and ignored elsewhere. */
+typedef struct {
+	unsigned batch;         /* sequences, one query token each */
+	unsigned heads;         /* query heads; a multiple of kv_heads */
+	unsigned kv_heads;      /* key/value heads */
+	unsigned ctx;           /* keys of every sequence: the n the bounds cut */
+	unsigned head_dim;      /* d of queries, keys and values */
+	unsigned sm_count;      /* multiprocessors as the system reads them (fa3: minus its sm_margin) */
+	unsigned elem_bytes;    /* fa3: bytes per K/V element, 2 (fp16/bf16) or 1 (e4m3) */
+	unsigned blocks_per_sm; /* flashinfer, llamacpp-cuda: cudaOccupancyMaxActiveBlocksPerMultiprocessor
+	                         * of the split kernel, as the system asks it at run time */
+	unsigned page_size;     /* flashinfer: tokens per KV-cache page */
+	unsigned max_splits;    /* sglang: --triton-attention-num-kv-splits (0: its default, 8) */
+	int deterministic;      /* sglang: --enable-deterministic-inference (fixed 256-key tiles) */
+} skv_heur_input;
+
+/* A split plan. Contiguous layouts (tile == 0): split s holds keys
+ * [bounds[s], bounds[s+1]), nbounds = splits + 1, bounds[0] = 0,
+ * bounds[splits] = ctx; splits past the keys are empty (bounds equal to ctx)
+ * where the system launches them so. Interleaved layouts (tile > 0, only
+ * llamacpp-cuda): the keys fall in tiles [bounds[t], bounds[t+1]) of tile keys
+ * (the last may be short), nbounds = ceil(ctx / tile) + 1, and tile t belongs
+ * to split t mod splits; splits past the tiles are empty. */
+typedef struct {
+	unsigned splits; /* S: thread blocks (partials) per sequence and head */
+	unsigned tile;   /* 0, or the keys per interleaved tile */
+	size_t span;     /* keys of every split but the last non-empty one (contiguous), or tile */
+	size_t nbounds;  /* entries the bounds take */
+} skv_heur_plan;
+
+/* NULL when `in` is in the domain of system s, otherwise a one-line reason
+ * naming the offending field and the rule it breaks (a static string). The
+ * domain is the range the source handles without overflowing its own
+ * integers (lib/heuristics.c gives each limit). */
+const char *skv_heur_invalid(skv_heur_system s, const skv_heur_input *in);
+
+/* The plan system s makes for `in`; with bounds non-NULL also the nbounds
+ * boundaries (see skv_heur_plan) in bounds[0..cap-1]. bounds NULL (cap
+ * ignored) asks for the plan alone, e.g. to size bounds. SKV_EINVAL for NULL
+ * plan or in, an unknown system or skv_heur_invalid(s, in) != NULL;
+ * SKV_ERANGE when cap < the plan's nbounds. Nothing is written on error. */
+int skv_heur_splits(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_system s,
+		    const skv_heur_input *in);
+
+/* FlashInfer's merge kernel thread layout (VariableLengthMergeStates,
+ * include/flashinfer/attention/cascade.cuh:704-707 at fb28d7242b35):
+ * vec = max(16 / partial_bytes, head_dim / 32), bdx = head_dim / vec,
+ * bdy = 128 / bdx; thread ty merges the splits ty, ty + bdy, ... in order.
+ * SKV_EINVAL for NULL, head_dim not in {64, 128, 256, 512} (its dispatch) or
+ * partial_bytes not in {2, 4}. */
+int skv_flashinfer_merge_layout(unsigned *vec, unsigned *bdx, unsigned *bdy, unsigned head_dim,
+				unsigned partial_bytes);
+
 #ifdef __cplusplus
 }
 #endif
