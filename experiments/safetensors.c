@@ -434,7 +434,8 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 					   "data_offsets [%llu, %llu) run past the end of the %zu-byte data buffer",
 					   b, x, buflen);
 	}
-	qsort(ord, h->n, sizeof *ord, by_name);
+	if (h->n) /* qsort's base may not be NULL, even for 0 elements */
+		qsort(ord, h->n, sizeof *ord, by_name);
 	for (size_t i = 1; i < h->n; i++)
 		if (strcmp(ord[i - 1]->name, ord[i]->name) == 0)
 			return tensor_errf(err, el, SKV_EINVAL, file, ord[i]->name, "duplicate tensor name");
@@ -444,7 +445,8 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 		if (strcmp(h->m[i - 1].key, h->m[i].key) == 0)
 			return tensor_errf(err, el, SKV_EINVAL, file, NULL,
 					   "__metadata__ has the key \"%.200s\" twice", h->m[i].key);
-	qsort(ord, h->n, sizeof *ord, by_offsets);
+	if (h->n)
+		qsort(ord, h->n, sizeof *ord, by_offsets);
 	uint64_t at = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		const entry *e = ord[i], *q = i ? ord[i - 1] : NULL;
@@ -475,11 +477,12 @@ static int decode_all(tensor_set *s, entry **ord, size_t n, const unsigned char 
 	size_t bad;
 	if (n && !(s->tensors = calloc(n, sizeof *s->tensors)))
 		return tensor_errf(err, el, SKV_ENOMEM, file, NULL, "out of memory");
-	for (size_t i = 0; i < n; i++, s->ntensors++) {
+	for (size_t i = 0; i < n; i++) {
 		entry *e = ord[i];
 		tensor *t = &s->tensors[i];
-		t->name = e->name;
+		t->name = e->name; /* owned by s from here, freed with it on error */
 		e->name = NULL;
+		s->ntensors = i + 1;
 		t->dtype = e->dt;
 		memcpy(t->file_dtype, e->file_dtype, sizeof t->file_dtype);
 		t->rank = e->rank;

@@ -80,6 +80,8 @@ static int by_str(const void *a, const void *b)
 /* The first name that appears twice among n, or NULL (sorts names). */
 static const char *duplicate(const char **names, size_t n)
 {
+	if (n < 2)
+		return NULL; /* and names may be NULL: not for qsort */
 	qsort(names, n, sizeof *names, by_str);
 	for (size_t i = 1; i < n; i++)
 		if (strcmp(names[i - 1], names[i]) == 0)

@@ -257,6 +257,15 @@ static void test_safetensors_round_trip(void **state)
 	tensor_set_free(&s);
 	for (size_t i = 0; i < COUNT(ts); i++)
 		tensor_free(&ts[i]);
+	/* no tensors at all: "{}" padded to 8, and back */
+	unsigned char *b;
+	size_t n;
+	CHECK_OK(safetensors_write_mem(&b, &n, NULL, 0, NULL, 0, "none", err, sizeof err));
+	assert_int_equal(n, 16);
+	CHECK_OK(safetensors_read_mem(&s, "none", b, n, NULL, err, sizeof err));
+	assert_int_equal(s.ntensors, 0);
+	free(b);
+	tensor_set_free(&s);
 }
 
 /* --------------------------------------- files written by other programs */
