@@ -139,6 +139,7 @@ static const st_case st_cases[] = {
 	{"dtype_e8m0", "{\"a\":" E("F8_E8M0", "[1]", "[0,1]") "}", Z16, 1, 0, SKV_EINVAL, "a", "unsupported dtype \"F8_E8M0\"", 0},
 	{"dtype_bool", "{\"a\":" E("BOOL", "[1]", "[0,1]") "}", Z16, 1, 0, SKV_EINVAL, "a", "unsupported dtype \"BOOL\"", 0},
 	{"size_lies", "{\"a\":" E("F32", "[3]", "[0,8]") "}", Z16, 8, 0, SKV_EINVAL, "a", "hold 8 bytes, shape [3] of F32 needs 12", 0},
+	{"size_too_big", "{\"a\":" E("F32", "[1]", "[0,8]") "}", Z16, 8, 0, SKV_EINVAL, "a", "hold 8 bytes, shape [1] of F32 needs 4", 0},
 	{"reversed", "{\"a\":" E("F32", "[1]", "[8,4]") "}", Z16, 8, 0, SKV_EINVAL, "a", "end before they begin", 0},
 	{"past_buffer", "{\"a\":" E("F32", "[2]", "[0,8]") "}", Z16, 4, 0, SKV_EINVAL, "a", "run past the end of the 4-byte data buffer", 0},
 	{"overlap", "{\"a\":" E("F32", "[2]", "[0,8]") ",\"b\":" E("F32", "[2]", "[4,12]") "}", Z16, 12, 0, SKV_EINVAL, "b", "overlap those of tensor \"a\"", 0},
