@@ -319,7 +319,7 @@ static FILE *script(const char *name, const char *args)
 		print_message("skipped: /usr/bin/python3 is missing\n");
 		skip();
 	}
-	snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s/tests/data/%s' %s", root, name, args);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 -B '%s/tests/data/%s' %s", root, name, args);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	return p;

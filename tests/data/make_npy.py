@@ -9,7 +9,6 @@ C order as float.hex() of numpy's own values (bf16 and fp8 held in unsigned
 ints decoded here, from the formats' definitions, independently of skv).
 Exit status 3 when numpy is missing, so the C test can skip.
 """
-import math
 import sys
 
 try:
@@ -20,21 +19,8 @@ except ImportError:
 
 from numpy.lib import format as npf
 
-
-def fp8(b, ebits, mbits, fn):
-    """One fp8 pattern, per the OCP OFP8 spec rev. 1.0 tables 1-2: E4M3 (fn)
-    has no infinity and S.1111.111 is NaN; E5M2 follows IEEE 754."""
-    sign = -1.0 if b & 0x80 else 1.0
-    emask, mmask = (1 << ebits) - 1, (1 << mbits) - 1
-    e, m = (b >> mbits) & emask, b & mmask
-    bias = (1 << (ebits - 1)) - 1
-    if fn and e == emask and m == mmask:
-        return math.nan
-    if not fn and e == emask:
-        return sign * math.inf if m == 0 else math.nan
-    if e == 0:
-        return sign * math.ldexp(m, 1 - bias - mbits)
-    return sign * math.ldexp(m + (1 << mbits), e - bias - mbits)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from ofp8 import fp8  # noqa: E402
 
 
 def bf16(u):

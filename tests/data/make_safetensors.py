@@ -16,25 +16,13 @@ import math
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from ofp8 import fp8  # noqa: E402
+
 SIZES = {"F16": 2, "BF16": 2, "F32": 4, "F64": 8, "F8_E4M3": 1, "F8_E5M2": 1,
          "I8": 1, "I16": 2, "I32": 4, "I64": 8, "U8": 1, "U16": 2, "U32": 4, "U64": 8}
 INTS = {"I8": "<b", "I16": "<h", "I32": "<i", "I64": "<q",
         "U8": "<B", "U16": "<H", "U32": "<I", "U64": "<Q"}
-
-
-def fp8(b, ebits, mbits, fn):
-    """OCP OFP8 rev. 1.0: E4M3 (fn) has no infinity, S.1111.111 is NaN; E5M2 is IEEE-like."""
-    sign = -1.0 if b & 0x80 else 1.0
-    emask, mmask = (1 << ebits) - 1, (1 << mbits) - 1
-    e, m = (b >> mbits) & emask, b & mmask
-    bias = (1 << (ebits - 1)) - 1
-    if fn and e == emask and m == mmask:
-        return math.nan
-    if not fn and e == emask:
-        return sign * math.inf if m == 0 else math.nan
-    if e == 0:
-        return sign * math.ldexp(m, 1 - bias - mbits)
-    return sign * math.ldexp(m + (1 << mbits), e - bias - mbits)
 
 
 def decode(dtype, raw):
