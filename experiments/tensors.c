@@ -465,20 +465,23 @@ int tensor_read_file(unsigned char **buf, size_t *len, const char *path, char *e
 		return tensor_errf(err, errlen, SKV_ENOMEM, path, NULL, "cannot hold %zu bytes", want);
 	}
 	size_t got = 0;
+	int rerr = 0; /* errno of a failed read; 0 when the file just ended */
 	while (got < want) {
 		const ssize_t r = read(fd, b + got, want - got);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0)
+			rerr = errno;
 		if (r <= 0)
 			break;
 		got += (size_t)r;
 	}
-	const int more = got == want && read(fd, &probe, 1) > 0, rerr = errno;
+	const int more = !rerr && got == want && read(fd, &probe, 1) > 0;
 	close(fd);
 	if (got != want || more) {
 		free(b);
 		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "%s while being read",
-				   got == want ? "grew" : rerr ? strerror(rerr) : "shrank");
+				   more ? "grew" : rerr ? strerror(rerr) : "shrank");
 	}
 	if (want == 0) {
 		free(b);
@@ -508,15 +511,16 @@ int tensor_write_file(const char *path, const unsigned char *buf, size_t len, ch
 		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "cannot create: %s", strerror(e));
 	}
 	size_t done = 0;
-	while (done < len) {
+	int e = 0;
+	while (done < len && !e) {
 		const ssize_t w = write(fd, buf + done, len - done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			break;
-		done += (size_t)w;
+			e = w < 0 ? errno : EIO;
+		else
+			done += (size_t)w;
 	}
-	int e = done == len ? 0 : errno ? errno : EIO;
 	if (!e && fchmod(fd, 0644) != 0)
 		e = errno;
 	if (close(fd) != 0 && !e)

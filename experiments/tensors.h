@@ -14,8 +14,9 @@
  * header that does not parse before any name). Control bytes of file names,
  * tensor names and file contents are written as \xNN so the message stays
  * one line. Nothing is printed, nothing exits, and the output arguments are
- * untouched on error (what was allocated is freed). TENSOR_ERR_MAX bytes
- * always hold a whole message with names of up to 200 bytes. */
+ * untouched on error (what was allocated is freed). File and tensor names
+ * are cut at 200 bytes; a message longer than errlen is cut, never overrun.
+ * TENSOR_ERR_MAX bytes hold every message with names of printable text. */
 #define TENSOR_ERR_MAX 1024
 
 #define TENSOR_MAX_RANK 8   /* enough for every attention tensor (at most 5-D) */
@@ -140,7 +141,8 @@ int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_
  * (read them back with opts.raw), i1..i8 and u1..u8 for the integers. Every
  * value must be exactly in t->dtype (SKV_ERANGE, naming it, otherwise). The
  * file appears whole or not at all (written aside, then renamed); an existing
- * path that is not a regular file is refused. SKV_EIO, SKV_ENOMEM. */
+ * path that is not a regular file (a symbolic link too) is refused. SKV_EIO,
+ * SKV_ENOMEM. */
 int npy_write(const char *path, const tensor *t, char *err, size_t errlen);
 /* The same into a malloc'd buffer (*buf, *len); label names the file in
  * messages (may be NULL). */
