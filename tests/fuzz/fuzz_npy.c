@@ -6,7 +6,8 @@
 
 /* Build: clang -fsanitize=fuzzer,address,undefined -Ilib -Iexperiments
  *   tests/fuzz/fuzz_npy.c experiments/tensors.c experiments/npy.c -lm
- * Run:   ./fuzz_npy tests/fuzz/corpus/fuzz_npy
+ * Run:   cp -r tests/fuzz/corpus/fuzz_npy /tmp/c && ./fuzz_npy -max_len=4096
+ *        -dict=tests/fuzz/npy.dict /tmp/c   (a scratch copy: the seeds stay few)
  * The first byte picks the options (raw format, finite), the rest is the
  * file. Whatever is read must write back and re-read to the same values. */
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

@@ -7,7 +7,8 @@
 /* Build: clang -fsanitize=fuzzer,address,undefined -Ilib -Iexperiments
  *   tests/fuzz/fuzz_safetensors.c experiments/tensors.c experiments/safetensors.c
  *   experiments/safetensors_write.c -lm
- * Run:   ./fuzz_safetensors -dict=tests/fuzz/safetensors.dict tests/fuzz/corpus/fuzz_safetensors
+ * Run:   cp -r tests/fuzz/corpus/fuzz_safetensors /tmp/c && ./fuzz_safetensors
+ *        -max_len=4096 -dict=tests/fuzz/safetensors.dict /tmp/c
  * The first byte picks finite; the rest is the file. What is read must
  * write and re-read to the same tensors, metadata included. */
 static int same_set(const tensor_set *a, const tensor_set *b)
