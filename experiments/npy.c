@@ -5,9 +5,9 @@
 
 #include "tensors.h"
 
-/* The format, as numpy/numpy numpy/lib/_format_impl.py (module docstring,
- * "Format Version 1.0" to "3.0") and NEP 1 (doc/neps/nep-0001-npy-format.rst)
- * specify it:
+/* The format, as numpy/numpy numpy/lib/_format_impl.py (commit 0084bce,
+ * module docstring, "Format Version 1.0" to "3.0") and NEP 1
+ * (doc/neps/nep-0001-npy-format.rst) specify it:
  *   - 6 bytes, the magic string "\x93NUMPY"; 1 byte major, 1 byte minor
  *     version: 1.0, 2.0 or 3.0;
  *   - HEADER_LEN, a little-endian unsigned int of 2 bytes (1.0) or 4 (2.0,

@@ -1,4 +1,4 @@
-/* safetensors_write.c - writer of .safetensors files, laid out as the reference writer lays them out. */
+/* safetensors_write.c - writer of .safetensors files, laid out like the reference writer's (aligned, padded header). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,8 +6,9 @@
 
 #include "tensors.h"
 
-/* Layout (huggingface/safetensors safetensors/src/tensor.rs, commit 45c8c2c,
- * prepare()): tensors sorted by decreasing alignment, then by name, packed
+/* Layout, after huggingface/safetensors safetensors/src/tensor.rs (commit
+ * 45c8c2c, prepare(), which sorts by decreasing dtype alignment, then by
+ * name): tensors sorted by decreasing element size, then by name, packed
  * one after the other from offset 0; the JSON header padded with spaces to a
  * multiple of 8 bytes. With element sizes powers of two, decreasing size
  * puts every tensor at a multiple of its own size. */

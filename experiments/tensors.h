@@ -165,8 +165,9 @@ int safetensors_read(tensor_set *out, const char *path, const tensor_read_opts *
 int safetensors_read_mem(tensor_set *out, const char *label, const unsigned char *buf, size_t len,
 			 const tensor_read_opts *opts, char *err, size_t errlen);
 /* Writes n tensors and nmeta metadata pairs (meta may be NULL when nmeta is
- * 0). Data is laid out by decreasing element size, then by name, as the
- * reference writer does, so each tensor is aligned to its element size; the
+ * 0). Data is laid out by decreasing element size, then by name (the
+ * reference writer sorts by decreasing alignment, then by name), so each
+ * tensor is aligned to its element size; the
  * header is padded with spaces to a multiple of 8 bytes. SKV_EINVAL for
  * duplicate or non-UTF-8 names or keys, a name "__metadata__"; SKV_ERANGE for
  * a value not in its tensor's format; SKV_EIO, SKV_ENOMEM. All or nothing. */
