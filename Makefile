@@ -71,10 +71,12 @@ FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/%.o) $(APP_SRC:%.c=$(FZ)/%.o)
 
 $(FZ)/%.o: %.c $(wildcard lib/*.h experiments/*.h) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	@echo "  CC (fuzz) $<"
+	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	@echo "  LD (fuzz) $@"
+	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
 	@sh scripts/fuzz.sh $(FUZZ_TIME) $(FUZZ_BIN)
