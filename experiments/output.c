@@ -274,7 +274,9 @@ static void git_commit(char *buf, size_t n)
 	char *diff[] = {"git", "-C", exe, "diff", "--quiet", "HEAD", "--", ":/lib", ":/experiments", ":/scripts",
 			":/Makefile", NULL};
 	int dirty = run_capture(diff, out, sizeof out) == 1;
-	snprintf(buf, n, "%s%s", line, dirty ? " (with uncommitted changes to the sources)" : "");
+	const char *note = dirty ? " (with uncommitted changes to the sources)" : "";
+	if (strlen(line) + strlen(note) < n)
+		memcpy(buf, line, strlen(line) + 1), strcat(buf, note);
 }
 
 int skv_app_write_meta(FILE *f, const skv_app_spec *s, const skv_app_result *r, const char *command,

@@ -95,6 +95,7 @@ static void check_parse(const char *exp, const char *flags, int want_status, con
 	if (st != want_status || strcmp(skv_app_error_text(&e), want_msg) != 0)
 		fail_msg("%s:%d: skv run %s %s: status %d message \"%s\", expected %d \"%s\"", __FILE__, line, exp,
 			 flags, st, skv_app_error_text(&e), want_status, want_msg);
+	skv_app_error_free(&e);
 }
 
 #define CHECK_PARSE(exp, flags, status, msg) check_parse(exp, flags, status, msg, __LINE__)

@@ -221,6 +221,7 @@ static void test_preset_flags(void **state)
 	char *argv3[] = {"--preset=fa4"};
 	assert_int_equal(skv_app_spec_args(&s, 1, argv3, &e), SKV_APP_EXIT_USAGE);
 	assert_non_null(strstr(skv_app_error_text(&e), "'fa4'"));
+	skv_app_error_free(&e);
 	skv_app_spec_free(&s);
 }
 
