@@ -36,7 +36,7 @@ double skv_fn_hard(skv_format f, skv_fn fn, double x)
 	mpfr_t z, mx;
 	double r;
 
-	if ((f != SKV_FP16 && f != SKV_BF16 && f != SKV_FP32) || (unsigned)fn >= SKV_NFNS)
+	if ((unsigned)f >= SKV_NFORMATS || skv_fmts_i[f].kind == SKV_RND_ID || (unsigned)fn >= SKV_NFNS)
 		return NAN;
 	/* The default exponent range holds every double and every result here,
 	 * and no global MPFR state is changed, so this is safe to call from

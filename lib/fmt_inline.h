@@ -40,10 +40,78 @@ static inline double skv_from_bits_i(uint64_t u)
 	return x;
 }
 
+/* How a format's one rounding is carried out. */
+typedef enum {
+	SKV_RND_ID = 0,   /* fp64: the double itself */
+	SKV_RND_HW32 = 1, /* fp32: the hardware's double -> float conversion */
+	SKV_RND_BITS = 2  /* every narrower format: skv_round_bits_i */
+} skv_rnd_kind_i;
+
+/* One row per format: the single source of every format parameter (the
+ * public queries in lib/format.c read it too). ovfval and the columns after
+ * `kind` are derived from the others by SKV_I_ROW, for the bit-level
+ * rounding below. */
+typedef struct {
+	_Alignas(128) const char *name; /* rows of 128 bytes: indexing is one shift */
+	int p;                /* precision in bits, implicit bit included */
+	int emin, emax;       /* exponents of the smallest normal and of the largest binade */
+	double max;           /* largest finite value */
+	skv_overflow ovf;     /* what a result beyond max becomes */
+	double ovfval;        /* that result for a positive one: inf, NaN or max */
+	unsigned char sgn;    /* 1 if the format has negative values */
+	unsigned char scale;  /* 1 for a scale-only format */
+	unsigned char zero;   /* 1 if the format has a zero */
+	unsigned char kind;   /* skv_rnd_kind_i */
+	unsigned sh;          /* 53 - p: low pattern bits dropped */
+	uint64_t keep;        /* ~((1 << sh) - 1): the kept pattern bits */
+	uint64_t half;        /* added before the drop: see skv_round_bits_i */
+	uint64_t lsb;         /* mask of the kept last bit in the pattern shifted by sh */
+	uint64_t minbits;     /* pattern of 2^emin */
+	uint64_t subc;        /* pattern of 2^(emin - p + 53), the subnormal rounding constant */
+	uint64_t sign;        /* the sign bit for a signed format, 0 for an unsigned one */
+} skv_fmt_i;
+
+/* sh for p <= 52 (the rows that round on bits); 1 for the others, whose
+ * derived columns are unused. */
+#define SKV_I_SH(p) ((p) <= 52 ? 53 - (p) : 1)
+#define SKV_I_ROW(nm, p_, emin_, emax_, max_, ovf_, sgn_, scale_, zero_, kind_)                              \
+	{                                                                                                     \
+		.name = (nm), .p = (p_), .emin = (emin_), .emax = (emax_), .max = (max_), .ovf = (ovf_),       \
+		.ovfval = (ovf_) == SKV_OVERFLOW_INF ? INFINITY : (ovf_) == SKV_OVERFLOW_NAN ? NAN : (max_),   \
+		.sgn = (sgn_), .scale = (scale_), .zero = (zero_), .kind = (kind_), .sh = SKV_I_SH(p_),        \
+		.keep = ~((UINT64_C(1) << SKV_I_SH(p_)) - 1),                                                  \
+		.half = (UINT64_C(1) << (SKV_I_SH(p_) - 1)) - ((p_) == 1 ? 0 : 1), .lsb = (p_) == 1 ? 0 : 1,   \
+		.minbits = SKV_I_POW2_BITS(emin_), .subc = SKV_I_POW2_BITS((emin_) - (p_) + 53),              \
+		.sign = (sgn_) ? SKV_I_SIGN : 0                                                                \
+	}
+
 /*
- * Rounds x to a binary format of precision p (p <= 52) whose normal range is
- * [2^emin, 2^(emax+1)), with subnormals, ties to even. emin - p + 53 must be
- * a normal double exponent (true for fp16 and bf16).
+ * The formats. Sources for each row's parameters:
+ * fp16, fp32, fp64: IEEE 754-2019 table 3.5 (binary16, binary32, binary64).
+ * bf16: the upper half of binary32 (p = 8, fp32's exponent range), with
+ *   subnormals kept (numerics.md).
+ */
+static const skv_fmt_i skv_fmts_i[] = {
+	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
+	[SKV_BF16] = SKV_I_ROW("bf16", 8, -126, 127, 0x1.fep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
+	[SKV_FP32] = SKV_I_ROW("fp32", 24, -126, 127, 0x1.fffffep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_HW32),
+	[SKV_FP64] = SKV_I_ROW("fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1,
+			       SKV_RND_ID),
+};
+_Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
+
+/* The row of f, or NULL for an unknown f. */
+static inline const skv_fmt_i *skv_fmt_i_of(skv_format f)
+{
+	return (unsigned)f < SKV_NFORMATS ? &skv_fmts_i[f] : NULL;
+}
+
+/*
+ * Rounds x to the format of row r (p <= 52), ties to even. The result is
+ * first rounded as if the exponent range were unbounded above, then a
+ * result beyond the largest finite value is an overflow: it becomes the
+ * row's ovfval (inf, NaN or max, by its policy) with the input's sign, as
+ * an infinite input does. A NaN stays NaN (quieted).
  *
  * Normal range of the format (|x| >= 2^emin): x is a normal double there
  * (2^emin >= 2^-126 > 2^-1022), so dropping the low 53 - p bits of its
@@ -51,10 +119,10 @@ static inline double skv_from_bits_i(uint64_t u)
  * half - 1 + lsb carries into the kept bits exactly when the dropped part is
  * above half, or equal to half with the kept part odd; a carry out of the
  * significand increments the exponent field, which is the right result (the
- * next binade's smallest value). A result >= 2^(emax+1) is an overflow: by
- * the IEEE rule (round as if the exponent were unbounded, then overflow) that
- * includes the midpoint between the largest finite value and 2^(emax+1),
- * since the tie goes to the even candidate 2^(emax+1).
+ * next binade's smallest value). A result above max is an overflow: by the
+ * IEEE rule (round as if the exponent were unbounded, then overflow) that
+ * includes the midpoint between max and 2^(emax+1) when max is the
+ * binade's last value, since the tie goes to the even candidate 2^(emax+1).
  *
  * Subnormal range (|x| < 2^emin): the result is a multiple of the smallest
  * subnormal s = 2^(emin-p+1). With C = 2^52 * s, the sum |x| + C lies in
@@ -65,28 +133,28 @@ static inline double skv_from_bits_i(uint64_t u)
  * to zero, and the tie s/2, which goes to the even 0. The sign is put back
  * afterwards, so -0 and negative tiny values give -0.
  */
-static inline double skv_round_narrow_i(double x, int p, int emin, int emax)
+static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 {
-	uint64_t u = skv_bits_i(x);
-	uint64_t sign = u & SKV_I_SIGN;
+	const uint64_t u = skv_bits_i(x);
+	const uint64_t sign = u & r->sign;
 	uint64_t a = u ^ sign;
 
-	if (a >= SKV_I_POW2_BITS(emin)) {
-		const unsigned sh = 53u - (unsigned)p;
-		const uint64_t low = (UINT64_C(1) << sh) - 1;
-
-		if (a >= SKV_I_INF)
-			return x + x; /* infinity stays, NaN is quieted */
-		a += (low >> 1) + ((a >> sh) & 1);
-		a &= ~low;
-		if (a >= SKV_I_POW2_BITS(emax + 1))
-			a = SKV_I_INF;
+	if (a >= r->minbits) {
+		if (a >= SKV_I_INF) { /* NaN or infinity */
+			if (x != x)
+				return x + x;
+			return skv_from_bits_i(skv_bits_i(r->ovfval) | sign);
+		}
+		a += r->half + ((a >> r->sh) & r->lsb);
+		a &= r->keep;
+		if (a > skv_bits_i(r->max))
+			a = skv_bits_i(r->ovfval);
 		return skv_from_bits_i(a | sign);
 	}
 	{
-		const double c = skv_from_bits_i(SKV_I_POW2_BITS(emin - p + 53));
-		double r = (skv_from_bits_i(a) + c) - c;
-		return skv_from_bits_i(skv_bits_i(r) | sign);
+		const double c = skv_from_bits_i(r->subc);
+		double y = (skv_from_bits_i(a) + c) - c;
+		return skv_from_bits_i(skv_bits_i(y) | sign);
 	}
 }
 
@@ -95,13 +163,15 @@ static inline double skv_round_narrow_i(double x, int p, int emin, int emax)
  * float -> double is exact. fp64: identity. */
 static inline double skv_round_i(skv_format f, double x)
 {
-	switch (f) {
-	case SKV_FP64: return x;
-	case SKV_FP32: return (double)(float)x;
-	case SKV_FP16: return skv_round_narrow_i(x, 11, -14, 15);
-	case SKV_BF16: return skv_round_narrow_i(x, 8, -126, 127);
-	default: return NAN;
-	}
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+
+	if (r == NULL)
+		return NAN;
+	if (r->kind == SKV_RND_HW32)
+		return (double)(float)x;
+	if (r->kind == SKV_RND_BITS)
+		return skv_round_bits_i(r, x);
+	return x;
 }
 
 /*
@@ -157,7 +227,7 @@ static inline double skv_add_odd_i(double a, double b)
  */
 static inline double skv_fma_i(skv_format f, double a, double b, double c)
 {
-	if (f == SKV_FP64)
+	if ((unsigned)f < SKV_NFORMATS && skv_fmts_i[f].kind == SKV_RND_ID)
 		return fma(a, b, c);
 	return skv_round_i(f, skv_add_odd_i(a * b, c));
 }
@@ -203,13 +273,10 @@ static inline double skv_fn_finish_i(skv_format f, skv_fn fn, double x, double y
 {
 	double d, lo, hi;
 
-	switch (f) {
-	case SKV_FP64: return y;
-	case SKV_FP32:
-	case SKV_FP16:
-	case SKV_BF16: break;
-	default: return NAN;
-	}
+	if ((unsigned)f >= SKV_NFORMATS)
+		return NAN;
+	if (skv_fmts_i[f].kind == SKV_RND_ID)
+		return y;
 	d = fabs(y) * SKV_FN_MARGIN;
 	lo = skv_round_i(f, y - d);
 	hi = skv_round_i(f, y + d);

@@ -38,6 +38,14 @@ typedef enum {
 } skv_format;
 #define SKV_NFORMATS 4
 
+/* What rounding does with a result beyond the largest finite value (after
+ * rounding to nearest even as if the exponent were unbounded). */
+typedef enum {
+	SKV_OVERFLOW_INF = 0, /* IEEE 754: +-inf (so does an infinite input) */
+	SKV_OVERFLOW_NAN = 1, /* NaN (a format without infinities: +-inf input too) */
+	SKV_OVERFLOW_SAT = 2  /* +-largest finite value (so does +-inf) */
+} skv_overflow;
+
 /* "fp16", "bf16", "fp32", "fp64"; NULL for an unknown value. */
 const char *skv_format_name(skv_format f);
 /* Parses the names above. SKV_EINVAL for anything else (f untouched). */
@@ -48,6 +56,14 @@ int skv_format_precision(skv_format f);
 int skv_format_emin(skv_format f);
 /* Exponent of the largest finite value (15, 127, 127, 1023). */
 int skv_format_emax(skv_format f);
+/* The overflow policy of f; -1 for an unknown value. */
+int skv_format_overflow(skv_format f);
+/* 1 if f has negative values, 0 if not; -1 for an unknown value. */
+int skv_format_is_signed(skv_format f);
+/* 1 if f is a scale-only format (meant for block scales, not for the
+ * values of a stage: a program refuses it there), 0 for a value format;
+ * -1 for an unknown value. */
+int skv_format_is_scale(skv_format f);
 /* Largest finite value of the format. */
 double skv_format_max(skv_format f);
 /* Unit roundoff u = 2^-p. */
