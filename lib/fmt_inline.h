@@ -90,6 +90,13 @@ typedef struct {
  * fp16, fp32, fp64: IEEE 754-2019 table 3.5 (binary16, binary32, binary64).
  * bf16: the upper half of binary32 (p = 8, fp32's exponent range), with
  *   subnormals kept (numerics.md).
+ * tf32: binary32's sign and 8-bit exponent with a 10-bit fraction, held in
+ *   32 bits whose low 13 are zero (PTX ISA, cvt: ".tf32 ... operand d has
+ *   .b32 type"; the A100 tensor-core input format); subnormals kept, as in
+ *   fp32. skv rounds to nearest even as everywhere; PTX offers
+ *   cvt.rna.tf32.f32 (ties away) and cvt.rn/.rz (PTX ISA 7.8+), and the
+ *   tensor cores of some GPUs take fp32 operands and drop the low bits
+ *   (truncation), which a kernel model must say it uses.
  */
 static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
@@ -97,6 +104,7 @@ static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP32] = SKV_I_ROW("fp32", 24, -126, 127, 0x1.fffffep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_HW32),
 	[SKV_FP64] = SKV_I_ROW("fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1,
 			       SKV_RND_ID),
+	[SKV_TF32] = SKV_I_ROW("tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
 };
 _Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
 

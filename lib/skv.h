@@ -34,9 +34,10 @@ typedef enum {
 	SKV_FP16 = 0, /* IEEE binary16: p = 11, emin = -14, emax = 15 */
 	SKV_BF16 = 1, /* bfloat16:      p = 8,  emin = -126, emax = 127 */
 	SKV_FP32 = 2, /* IEEE binary32: p = 24, emin = -126, emax = 127 */
-	SKV_FP64 = 3  /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
+	SKV_FP64 = 3, /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
+	SKV_TF32 = 4  /* NVIDIA TensorFloat-32: p = 11, fp32's range */
 } skv_format;
-#define SKV_NFORMATS 4
+#define SKV_NFORMATS 5
 
 /* What rounding does with a result beyond the largest finite value (after
  * rounding to nearest even as if the exponent were unbounded). */

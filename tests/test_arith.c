@@ -19,7 +19,9 @@ enum { MAX_REPORTS = 10 };
  * emulate a less accurate libm (SKV_FN_MARGIN allows 64). */
 enum { PERTURB = 48 };
 
-static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64};
+static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64, SKV_TF32};
+/* Formats too large to enumerate whose functions are correctly rounded. */
+static const skv_format wide_cr_formats[] = {SKV_FP32, SKV_TF32};
 static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -182,7 +184,7 @@ static double fn_input(uint64_t *s, skv_format f, skv_fn fn)
 			x = rand_value_e(s, f, rand_int(s, esub, emax), (splitmix64(s) % 64) == 0);
 		break;
 	}
-	return f == SKV_FP32 ? (double)(float)x : x; /* a value of f (hardware rounding) */
+	return f == SKV_FP64 ? x : ref_round(f, x); /* a value of f (the referee's rounding) */
 }
 
 /* The format neighbour of r on the side given by dir (> 0 up, < 0 down). */
@@ -231,60 +233,68 @@ static void test_elementary_faithful(void **state)
 }
 
 /*
- * fp32 is correctly rounded: seeded random inputs bit for bit against MPFR,
- * and inputs whose exact value lies next to an fp32 midpoint, where a libm
- * result rounded once can go the wrong way: exp(x) = 1 + x + x^2/2 + ... with
- * x an odd multiple of 2^-24 sits x^2/2 above the midpoint 1 + x; log1p and
- * expm1 of tiny x sit x^2/2 from x; log of 1 + x likewise. Each is also run
- * through skv_fn_finish_i with the libm result moved 48 ulps either way.
+ * fp32 and tf32 are correctly rounded: seeded random inputs bit for bit
+ * against MPFR, and inputs whose exact value lies next to a midpoint of the
+ * format (precision p), where a libm result rounded once can go the wrong
+ * way: exp(x) = 1 + x + x^2/2 + ... with x an odd multiple of 2^-p sits
+ * x^2/2 above the midpoint 1 + x; log1p and expm1 of tiny x sit x^2/2 from
+ * x; log of 1 + x likewise. Each is also run through skv_fn_finish_i with
+ * the libm result moved 48 ulps either way.
  */
-static void test_elementary_fp32_correct(void **state)
+static void check_wide_correct(skv_format f)
 {
 	const long n = 100000;
+	const double q = ldexp(1.0, -skv_format_precision(f));
 	long nfail = 0, slow = 0;
-	(void)state;
 	for (size_t k = 0; k < COUNT(fns); k++) {
 		uint64_t seed = UINT64_C(0xc0ffee00) + k;
 		for (long j = 0; j < n + 2 * 4096; j++) {
 			double x;
 			if (j < n) {
-				x = fn_input(&seed, SKV_FP32, fns[k].fn);
+				x = fn_input(&seed, f, fns[k].fn);
 			} else {
-				/* near a midpoint: x = (2i + 1) 2^-24 (exp, expm1, log1p), 1 + x (log, log2), or an
-				 * odd multiple of 2^-40 (exp2: 2^x = 1 + x ln 2 + ...) */
+				/* near a midpoint: x = (2i + 1) 2^-p (exp, expm1, log1p), 1 + x (log, log2), or an
+				 * odd multiple of 2^-(p+16) (exp2: 2^x = 1 + x ln 2 + ...) */
 				long i = (j - n) / 2;
 				double t = (double)(2 * i + 1);
 				int neg = (j - n) % 2;
 				switch (fns[k].fn) {
 				case SKV_FN_LOG:
-				case SKV_FN_LOG2: x = (double)(float)(1.0 + (neg ? -1 : 1) * t * 0x1p-24); break;
-				case SKV_FN_EXP2: x = (neg ? -1 : 1) * t * 0x1p-40; break;
-				default: x = (neg ? -1 : 1) * t * 0x1p-24; break;
+				case SKV_FN_LOG2: x = ref_round(f, 1.0 + (neg ? -1 : 1) * t * q); break;
+				case SKV_FN_EXP2: x = ref_round(f, (neg ? -1 : 1) * t * q * 0x1p-16); break;
+				default: x = ref_round(f, (neg ? -1 : 1) * t * q); break;
 				}
 			}
-			double want = ref_op1(SKV_FP32, fns[k].ref, x);
-			double got = fns[k].skv(SKV_FP32, x);
+			double want = ref_op1(f, fns[k].ref, x);
+			double got = fns[k].skv(f, x);
 			if (!ref_same(got, want) && ++nfail <= MAX_REPORTS)
-				print_error("%s:%d: fp32 %s(%a): got %a, want %a\n", __FILE__, __LINE__, fns[k].name, x,
-					    got, want);
+				print_error("%s:%d: %s %s(%a): got %a, want %a\n", __FILE__, __LINE__, skv_format_name(f),
+					    fns[k].name, x, got, want);
 			/* the same through a libm 48 ulps off */
 			double y = fns[k].libm(x);
 			for (int dir = -1; dir <= 1; dir += 2) {
 				double yp = y;
 				for (int u = 0; u < 48 && isfinite(yp) && yp != 0; u++)
 					yp = nextafter(yp, dir * INFINITY);
-				double g2 = skv_fn_finish_i(SKV_FP32, fns[k].fn, x, yp);
-				slow += !ref_same(skv_round(SKV_FP32, yp), g2);
+				double g2 = skv_fn_finish_i(f, fns[k].fn, x, yp);
+				slow += !ref_same(skv_round(f, yp), g2);
 				if (!ref_same(g2, want) && ++nfail <= MAX_REPORTS)
-					print_error("%s:%d: fp32 %s(%a) from y = %a: got %a, want %a\n", __FILE__, __LINE__,
-						    fns[k].name, x, yp, g2, want);
+					print_error("%s:%d: %s %s(%a) from y = %a: got %a, want %a\n", __FILE__, __LINE__,
+						    skv_format_name(f), fns[k].name, x, yp, g2, want);
 			}
 		}
 	}
-	print_message("fp32: correctly rounded on all inputs; the margin check corrected a libm 48 ulps off %ld "
-		      "times\n", slow);
+	print_message("%s: correctly rounded on all inputs; the margin check corrected a libm 48 ulps off %ld "
+		      "times\n", skv_format_name(f), slow);
 	assert_true(slow > 0); /* the near-midpoint inputs do reach the slow path */
 	assert_int_equal(nfail, 0);
+}
+
+static void test_elementary_wide_correct(void **state)
+{
+	(void)state;
+	for (size_t w = 0; w < COUNT(wide_cr_formats); w++)
+		check_wide_correct(wide_cr_formats[w]);
 }
 
 /* ----------------------------------------------- the basic operations */
@@ -465,14 +475,17 @@ static void test_inline_and_bad_format(void **state)
 		assert_true(isnan(fns[k].skv(bad, 0.5)));
 		assert_true(isnan(skv_fn_hard(bad, fns[k].fn, 0.5)));
 		assert_true(isnan(skv_fn_hard(SKV_FP64, fns[k].fn, 0.5)));
-		/* the slow path alone is correctly rounded in fp32 too */
-		uint64_t seed = UINT64_C(0x5109) + k;
-		for (int j = 0; j < 2000; j++) {
-			double x = fn_input(&seed, SKV_FP32, fns[k].fn);
-			double want = ref_op1(SKV_FP32, fns[k].ref, x), got = skv_fn_hard(SKV_FP32, fns[k].fn, x);
-			if (!ref_same(got, want))
-				fail_msg("%s:%d: fp32 slow path %s(%a) = %a, want %a", __FILE__, __LINE__, fns[k].name, x,
-					 got, want);
+		/* the slow path alone is correctly rounded in fp32 and tf32 too */
+		for (size_t w = 0; w < COUNT(wide_cr_formats); w++) {
+			const skv_format f = wide_cr_formats[w];
+			uint64_t seed = UINT64_C(0x5109) + k;
+			for (int j = 0; j < 2000; j++) {
+				double x = fn_input(&seed, f, fns[k].fn);
+				double want = ref_op1(f, fns[k].ref, x), got = skv_fn_hard(f, fns[k].fn, x);
+				if (!ref_same(got, want))
+					fail_msg("%s:%d: %s slow path %s(%a) = %a, want %a", __FILE__, __LINE__,
+						 skv_format_name(f), fns[k].name, x, got, want);
+			}
 		}
 	}
 	assert_true(isnan(skv_fn_hard(SKV_FP16, (skv_fn)SKV_NFNS, 0.5)));
@@ -483,7 +496,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_elementary_exhaustive),
 		cmocka_unit_test(test_elementary_faithful),
-		cmocka_unit_test(test_elementary_fp32_correct),
+		cmocka_unit_test(test_elementary_wide_correct),
 		cmocka_unit_test(test_basic_ops_random),
 		cmocka_unit_test(test_basic_ops_special),
 		cmocka_unit_test(test_inline_and_bad_format),
