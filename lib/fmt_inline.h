@@ -97,6 +97,23 @@ typedef struct {
  *   cvt.rna.tf32.f32 (ties away) and cvt.rn/.rz (PTX ISA 7.8+), and the
  *   tensor cores of some GPUs take fp32 operands and drop the low bits
  *   (truncation), which a kernel model must say it uses.
+ * e4m3, e4m3-sat: OCP 8-bit Floating Point Specification (OFP8) rev 1.0,
+ *   tables 1 and 2: bias 7, so emin = 1 - 7 = -6 and subnormals down to
+ *   2^-9; no infinity, and only S.1111.111 is NaN, so the top binade 2^8
+ *   keeps S.1111.000-110 and max = 1.75 * 2^8 = 448 (E4M3's max is not the
+ *   binade's last p-bit value: 480 = 1.875 * 2^8 would be S.1111.111). A
+ *   result is rounded as if the exponent were unbounded, so 464, the
+ *   midpoint of 448 and 480, ties to the even 448 = 1.110b * 2^8, and only
+ *   a result that rounds to 480 or more overflows. e4m3 overflows to NaN
+ *   (an infinite input too), as OFP8 section 5 specifies a conversion with
+ *   saturation off. e4m3-sat saturates to +-448 (and +-inf goes to +-448),
+ *   as PTX's cvt.rn.satfinite.e4m3x2.f32 does ("if the absolute value of
+ *   input is greater than MAX_NORM ... the result is sign-preserved
+ *   MAX_NORM"; NaN stays NaN) and as vLLM clamps before converting
+ *   (csrc/quantization/fp8/common.cuh, scaled_fp8_conversion, commit
+ *   0a9a96f: fmax(-448, fmin(x, 448)); note that fmin/fmax return the other
+ *   operand for a NaN, so vLLM turns a NaN into +448, where skv and
+ *   .satfinite keep it NaN).
  */
 static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
@@ -105,6 +122,8 @@ static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP64] = SKV_I_ROW("fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1,
 			       SKV_RND_ID),
 	[SKV_TF32] = SKV_I_ROW("tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
+	[SKV_E4M3] = SKV_I_ROW("e4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_NAN, 1, 0, 1, SKV_RND_BITS),
+	[SKV_E4M3_SAT] = SKV_I_ROW("e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
 };
 _Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
 
@@ -288,7 +307,9 @@ static inline double skv_fn_finish_i(skv_format f, skv_fn fn, double x, double y
 	d = fabs(y) * SKV_FN_MARGIN;
 	lo = skv_round_i(f, y - d);
 	hi = skv_round_i(f, y + d);
-	if (lo == hi)
+	/* Both ends NaN: an overflow to NaN (or a domain error) at both, and the
+	 * interval, which never straddles 0, lies wholly past the threshold. */
+	if (lo == hi || (lo != lo && hi != hi))
 		return lo; /* also right for y = +-0: d = 0 and y - 0 keeps the sign */
 	if (!isfinite(y))
 		return skv_round_i(f, y);

@@ -35,9 +35,11 @@ typedef enum {
 	SKV_BF16 = 1, /* bfloat16:      p = 8,  emin = -126, emax = 127 */
 	SKV_FP32 = 2, /* IEEE binary32: p = 24, emin = -126, emax = 127 */
 	SKV_FP64 = 3, /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
-	SKV_TF32 = 4  /* NVIDIA TensorFloat-32: p = 11, fp32's range */
+	SKV_TF32 = 4,     /* NVIDIA TensorFloat-32: p = 11, fp32's range */
+	SKV_E4M3 = 5,     /* OCP FP8 E4M3: p = 4, emin = -6, max 448, overflow to NaN */
+	SKV_E4M3_SAT = 6  /* the same values, saturating to +-448 */
 } skv_format;
-#define SKV_NFORMATS 5
+#define SKV_NFORMATS 7
 
 /* What rounding does with a result beyond the largest finite value (after
  * rounding to nearest even as if the exponent were unbounded). */

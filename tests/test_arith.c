@@ -19,10 +19,13 @@ enum { MAX_REPORTS = 10 };
  * emulate a less accurate libm (SKV_FN_MARGIN allows 64). */
 enum { PERTURB = 48 };
 
-static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64, SKV_TF32};
+static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64, SKV_TF32, SKV_E4M3, SKV_E4M3_SAT};
 /* Formats too large to enumerate whose functions are correctly rounded. */
 static const skv_format wide_cr_formats[] = {SKV_FP32, SKV_TF32};
-static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16};
+/* Formats whose every input is tried (fp16 and bf16: 65,536 each). */
+static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16, SKV_E4M3, SKV_E4M3_SAT};
+/* Formats of at most 8 bits: every pair of operands is tried. */
+static const skv_format tiny_formats[] = {SKV_E4M3, SKV_E4M3_SAT};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */
@@ -60,8 +63,9 @@ static const struct {
 };
 
 /*
- * Correct rounding of all six functions on every fp16 and every bf16 input
- * (NaN, infinities, zeros, subnormals and every domain error included),
+ * Correct rounding of all six functions on every input of fp16, bf16 and
+ * the formats of at most 8 bits (NaN, infinities, zeros, subnormals and
+ * every domain error included; the inputs decoded by the referee),
  * bit for bit against MPFR. The MPFR slow path of lib/arith.c is checked
  * alone on every input too, since the fast path rarely or never reaches it.
  * For information the test prints how many inputs the plain "libm double
@@ -76,8 +80,9 @@ static void test_elementary_exhaustive(void **state)
 		skv_format f = narrow_formats[i];
 		for (size_t k = 0; k < COUNT(fns); k++) {
 			long naive_wrong = 0, slow = 0, naive_pert = 0;
-			for (unsigned bits = 0; bits <= 0xffffu; bits++) {
-				double x = ref_decode16(f, bits);
+			const uint64_t npat = ref_npatterns(ref_fmt_of(f));
+			for (uint64_t bits = 0; bits < npat; bits++) {
+				double x = ref_decode(f, bits);
 				double want = ref_op1(f, fns[k].ref, x);
 				double got = fns[k].skv(f, x);
 				double y = fns[k].libm(x);
@@ -86,7 +91,8 @@ static void test_elementary_exhaustive(void **state)
 
 				if (!ref_same(skv_round(f, y), want))
 					naive_wrong++;
-				if (isfinite(y) && !(skv_round(f, y - d) == skv_round(f, y + d)))
+				const double lo = skv_round(f, y - d), hi = skv_round(f, y + d);
+				if (isfinite(y) && !(lo == hi || (lo != lo && hi != hi)))
 					slow++;
 				if (!ref_same(got, want) && ++nfail <= MAX_REPORTS)
 					print_error("%s:%d: %s %s(%a): got %a, want %a\n", __FILE__, __LINE__,
@@ -110,9 +116,10 @@ static void test_elementary_exhaustive(void **state)
 							    __LINE__, skv_format_name(f), fns[k].name, x, yp, got, want);
 				}
 			}
-			print_message("%s %-5s: libm rounded once wrong on %ld of 65536, slow path on %ld; "
+			print_message("%s %-5s: libm rounded once wrong on %ld of %llu, slow path on %ld; "
 				      "libm off by %d ulps: rounded once wrong on %ld, skv right on all\n",
-				      skv_format_name(f), fns[k].name, naive_wrong, slow, PERTURB, naive_pert);
+				      skv_format_name(f), fns[k].name, naive_wrong, (unsigned long long)npat, slow, PERTURB,
+				      naive_pert);
 		}
 	}
 	assert_int_equal(nfail, 0);
@@ -423,6 +430,40 @@ static void test_basic_ops_random(void **state)
 	assert_int_equal(nfail, 0);
 }
 
+/*
+ * Formats of at most 8 bits: add, sub, mul and div on every pair of
+ * patterns and sqrt on every pattern (NaN, infinities and zeros included),
+ * and fma on every pair with three addends each: minus the referee's
+ * rounded product (the result is then the product's rounding error, or
+ * exact cancellation), a value near the product's magnitude, and any value.
+ */
+static void test_basic_ops_exhaustive(void **state)
+{
+	long nfail = 0;
+
+	(void)state;
+	for (size_t i = 0; i < COUNT(tiny_formats); i++) {
+		const skv_format f = tiny_formats[i];
+		const uint64_t npat = ref_npatterns(ref_fmt_of(f));
+		uint64_t seed = UINT64_C(0xe4a3) + (uint64_t)f;
+		for (uint64_t ia = 0; ia < npat; ia++) {
+			const double a = ref_decode(f, ia);
+			check_op(&nfail, OP_SQRT, f, a, 0, 0, __LINE__);
+			for (uint64_t ib = 0; ib < npat; ib++) {
+				const double b = ref_decode(f, ib), prod = ref_op2(f, mpfr_mul, a, b);
+				const double near = ref_decode(f, (ib ^ ia) & (npat - 1)) * ldexp(1.0, ilogb(prod) / 2);
+				const double cs[] = {isfinite(prod) ? -prod : 0.0, isfinite(near) ? ref_round(f, near) : 1.0,
+						     ref_decode(f, splitmix64(&seed) & (npat - 1))};
+				for (int op = OP_ADD; op <= OP_DIV; op++)
+					check_op(&nfail, (op_id)op, f, a, b, 0, __LINE__);
+				for (size_t c = 0; c < COUNT(cs); c++)
+					check_op(&nfail, OP_FMA, f, a, b, cs[c], __LINE__);
+			}
+		}
+	}
+	assert_int_equal(nfail, 0);
+}
+
 /* Special operands: every op on every pair from a list of zeros,
  * infinities, NaN, extremes and ones, in every format. */
 static void test_basic_ops_special(void **state)
@@ -498,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_elementary_faithful),
 		cmocka_unit_test(test_elementary_wide_correct),
 		cmocka_unit_test(test_basic_ops_random),
+		cmocka_unit_test(test_basic_ops_exhaustive),
 		cmocka_unit_test(test_basic_ops_special),
 		cmocka_unit_test(test_inline_and_bad_format),
 	};

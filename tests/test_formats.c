@@ -18,7 +18,7 @@
 enum { MAX_REPORTS = 10 };
 
 /* The formats this file covers (fp16 and bf16 are in test_round.c). */
-static const skv_format fmts[] = {SKV_TF32};
+static const skv_format fmts[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */

@@ -71,6 +71,8 @@ static const struct {
 	 1},
 	{SKV_TF32, "tf32", 11, -126, 127, 0x1.ffcp127, 0x1p-11, 0x1p-126, 0x1p-136, -135, 128, SKV_OVERFLOW_INF, 1, 0,
 	 1},
+	{SKV_E4M3, "e4m3", 4, -6, 8, 448.0, 0x1p-4, 0x1p-6, 0x1p-9, -8, 9, SKV_OVERFLOW_NAN, 1, 0, 1},
+	{SKV_E4M3_SAT, "e4m3-sat", 4, -6, 8, 448.0, 0x1p-4, 0x1p-6, 0x1p-9, -8, 9, SKV_OVERFLOW_SAT, 1, 0, 1},
 };
 
 /* The library and the referee both have every row's parameters. */
