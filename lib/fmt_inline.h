@@ -114,6 +114,12 @@ typedef struct {
  *   0a9a96f: fmax(-448, fmin(x, 448)); note that fmin/fmax return the other
  *   operand for a NaN, so vLLM turns a NaN into +448, where skv and
  *   .satfinite keep it NaN).
+ * e5m2, e5m2-sat: OFP8 rev 1.0 tables 1 and 2: bias 15 (emin = -14,
+ *   subnormals down to 2^-16), IEEE infinities and NaNs, max S.11110.11 =
+ *   1.75 * 2^15 = 57344: fp16's exponent with 2 fraction bits. e5m2
+ *   overflows to +-inf (the midpoint 61440 ties to the even 2^16, as in
+ *   fp16); e5m2-sat saturates to +-57344 and takes +-inf there, as
+ *   cvt.rn.satfinite.e5m2x2.f32 does (same PTX text as above).
  */
 static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
@@ -124,6 +130,8 @@ static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_TF32] = SKV_I_ROW("tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
 	[SKV_E4M3] = SKV_I_ROW("e4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_NAN, 1, 0, 1, SKV_RND_BITS),
 	[SKV_E4M3_SAT] = SKV_I_ROW("e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
+	[SKV_E5M2] = SKV_I_ROW("e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
+	[SKV_E5M2_SAT] = SKV_I_ROW("e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
 };
 _Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
 

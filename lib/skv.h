@@ -37,9 +37,11 @@ typedef enum {
 	SKV_FP64 = 3, /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
 	SKV_TF32 = 4,     /* NVIDIA TensorFloat-32: p = 11, fp32's range */
 	SKV_E4M3 = 5,     /* OCP FP8 E4M3: p = 4, emin = -6, max 448, overflow to NaN */
-	SKV_E4M3_SAT = 6  /* the same values, saturating to +-448 */
+	SKV_E4M3_SAT = 6, /* the same values, saturating to +-448 */
+	SKV_E5M2 = 7,     /* OCP FP8 E5M2: p = 3, emin = -14, max 57344, IEEE overflow */
+	SKV_E5M2_SAT = 8  /* the same values, saturating to +-57344 */
 } skv_format;
-#define SKV_NFORMATS 7
+#define SKV_NFORMATS 9
 
 /* What rounding does with a result beyond the largest finite value (after
  * rounding to nearest even as if the exponent were unbounded). */

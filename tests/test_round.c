@@ -73,6 +73,8 @@ static const struct {
 	 1},
 	{SKV_E4M3, "e4m3", 4, -6, 8, 448.0, 0x1p-4, 0x1p-6, 0x1p-9, -8, 9, SKV_OVERFLOW_NAN, 1, 0, 1},
 	{SKV_E4M3_SAT, "e4m3-sat", 4, -6, 8, 448.0, 0x1p-4, 0x1p-6, 0x1p-9, -8, 9, SKV_OVERFLOW_SAT, 1, 0, 1},
+	{SKV_E5M2, "e5m2", 3, -14, 15, 57344.0, 0x1p-3, 0x1p-14, 0x1p-16, -15, 16, SKV_OVERFLOW_INF, 1, 0, 1},
+	{SKV_E5M2_SAT, "e5m2-sat", 3, -14, 15, 57344.0, 0x1p-3, 0x1p-14, 0x1p-16, -15, 16, SKV_OVERFLOW_SAT, 1, 0, 1},
 };
 
 /* The library and the referee both have every row's parameters. */
