@@ -120,6 +120,13 @@ typedef struct {
  *   overflows to +-inf (the midpoint 61440 ties to the even 2^16, as in
  *   fp16); e5m2-sat saturates to +-57344 and takes +-inf there, as
  *   cvt.rn.satfinite.e5m2x2.f32 does (same PTX text as above).
+ * e2m1: OCP Microscaling Formats (MX) v1.0, FP4 E2M1: bias 1 (emin = 0,
+ *   the one subnormal 0.5), emax 2, no infinity and no NaN, so the values
+ *   are 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives. It saturates to +-6
+ *   (+-inf too): PTX converts to it only with .satfinite
+ *   (cvt.rn.satfinite{.relu}.e2m1x2.f32). A NaN input stays NaN in the
+ *   double that carries the value, although e2m1 has no NaN encoding: a
+ *   NaN upstream is a bug that the program must see, not a 6.
  */
 static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
@@ -132,6 +139,7 @@ static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_E4M3_SAT] = SKV_I_ROW("e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
 	[SKV_E5M2] = SKV_I_ROW("e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
 	[SKV_E5M2_SAT] = SKV_I_ROW("e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
+	[SKV_E2M1] = SKV_I_ROW("e2m1", 2, 0, 2, 6.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
 };
 _Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
 

@@ -1,4 +1,5 @@
 /* format.c - the number formats: names, parameters, spacing and the public rounding function. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -32,17 +33,17 @@ int skv_format_precision(skv_format f)
 	return r ? r->p : 0;
 }
 
-/* 0 for an unknown format (no format has emin or emax 0). */
+/* INT_MIN for an unknown format (e2m1's emin is 0). */
 int skv_format_emin(skv_format f)
 {
 	const skv_fmt_i *r = skv_fmt_i_of(f);
-	return r ? r->emin : 0;
+	return r ? r->emin : INT_MIN;
 }
 
 int skv_format_emax(skv_format f)
 {
 	const skv_fmt_i *r = skv_fmt_i_of(f);
-	return r ? r->emax : 0;
+	return r ? r->emax : INT_MIN;
 }
 
 int skv_format_overflow(skv_format f)

@@ -39,9 +39,10 @@ typedef enum {
 	SKV_E4M3 = 5,     /* OCP FP8 E4M3: p = 4, emin = -6, max 448, overflow to NaN */
 	SKV_E4M3_SAT = 6, /* the same values, saturating to +-448 */
 	SKV_E5M2 = 7,     /* OCP FP8 E5M2: p = 3, emin = -14, max 57344, IEEE overflow */
-	SKV_E5M2_SAT = 8  /* the same values, saturating to +-57344 */
+	SKV_E5M2_SAT = 8, /* the same values, saturating to +-57344 */
+	SKV_E2M1 = 9      /* OCP MX FP4 E2M1: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives; saturating */
 } skv_format;
-#define SKV_NFORMATS 9
+#define SKV_NFORMATS 10
 
 /* What rounding does with a result beyond the largest finite value (after
  * rounding to nearest even as if the exponent were unbounded). */

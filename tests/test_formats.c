@@ -18,7 +18,7 @@
 enum { MAX_REPORTS = 10 };
 
 /* The formats this file covers (fp16 and bf16 are in test_round.c). */
-static const skv_format fmts[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT};
+static const skv_format fmts[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */

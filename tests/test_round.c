@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static const struct {
 	{SKV_E4M3_SAT, "e4m3-sat", 4, -6, 8, 448.0, 0x1p-4, 0x1p-6, 0x1p-9, -8, 9, SKV_OVERFLOW_SAT, 1, 0, 1},
 	{SKV_E5M2, "e5m2", 3, -14, 15, 57344.0, 0x1p-3, 0x1p-14, 0x1p-16, -15, 16, SKV_OVERFLOW_INF, 1, 0, 1},
 	{SKV_E5M2_SAT, "e5m2-sat", 3, -14, 15, 57344.0, 0x1p-3, 0x1p-14, 0x1p-16, -15, 16, SKV_OVERFLOW_SAT, 1, 0, 1},
+	{SKV_E2M1, "e2m1", 2, 0, 2, 6.0, 0x1p-2, 1.0, 0.5, 0, 3, SKV_OVERFLOW_SAT, 1, 0, 1},
 };
 
 /* The library and the referee both have every row's parameters. */
@@ -142,6 +144,8 @@ static void test_bad_format(void **state)
 	for (size_t i = 0; i < COUNT(bad); i++) {
 		assert_null(skv_format_name(bad[i]));
 		assert_int_equal(skv_format_precision(bad[i]), 0);
+		assert_int_equal(skv_format_emin(bad[i]), INT_MIN);
+		assert_int_equal(skv_format_emax(bad[i]), INT_MIN);
 		assert_true(isnan(skv_format_max(bad[i])));
 		assert_true(isnan(skv_format_unit_roundoff(bad[i])));
 		assert_true(isnan(skv_ulp(bad[i], 1.0)));
