@@ -127,6 +127,29 @@ typedef struct {
  *   (cvt.rn.satfinite{.relu}.e2m1x2.f32). A NaN input stays NaN in the
  *   double that carries the value, although e2m1 has no NaN encoding: a
  *   NaN upstream is a bug that the program must see, not a 6.
+ * e8m0: OCP MX v1.0, the scale data type E8M0: an unsigned power of two
+ *   2^(E - 127), E = 0 .. 254, so 2^-127 .. 2^127; E = 0xFF is NaN; no
+ *   zero, no sign, no subnormal (CUDA's __nv_fp8_e8m0: "Bias equals to
+ *   127, so numbers 0 through 254 represent 2^-127 through 2^127. Number
+ *   0xFF = 255 is reserved for NaN"). As a p = 1 format its one
+ *   significand is 1, so round-to-nearest-even has no even candidate at a
+ *   tie 1.5 * 2^k; skv rounds it up, to 2^(k+1), whose significand at the
+ *   smaller candidate's exponent is 10b (even) - the rule MPFR applies at
+ *   precision 1. A value past 2^127 saturates there (so does +inf), as
+ *   CUDA's e8m0 conversions do with __NV_SATFINITE; a positive value below
+ *   2^-127 goes to 2^-127, its nearest value; zero (either sign), a negative
+ *   value and NaN give NaN. This is the format's rounding, not a scale
+ *   rule: a quantiser picks the scale itself, e.g. OCP MX's
+ *   2^(floor(log2 amax) - emax_elem), or PTX's cvt.rz/.rp.satfinite.ue8m0x2
+ *   (toward zero or up, the only modes PTX offers), and skv_round leaves
+ *   that power of two unchanged.
+ * ue4m3: NVFP4's block scale (per 16 values, with an fp32 tensor scale):
+ *   e4m3's encoding with the sign bit 0 (PTX's .ue4m3 scale type of
+ *   mma...block_scale; NaN 0x7F), so e4m3's non-negative values, max 448.
+ *   It saturates to 448, as the kernels convert it with __NV_SATFINITE. -0
+ *   gives +0; a negative value gives NaN.
+ * The scale-only formats (is_scale) hold block scales; a program refuses
+ *   them as stage formats (skv_format_is_scale).
  */
 static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
@@ -140,6 +163,8 @@ static const skv_fmt_i skv_fmts_i[] = {
 	[SKV_E5M2] = SKV_I_ROW("e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
 	[SKV_E5M2_SAT] = SKV_I_ROW("e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
 	[SKV_E2M1] = SKV_I_ROW("e2m1", 2, 0, 2, 6.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
+	[SKV_E8M0] = SKV_I_ROW("e8m0", 1, -127, 127, 0x1p127, SKV_OVERFLOW_SAT, 0, 1, 0, SKV_RND_BITS),
+	[SKV_UE4M3] = SKV_I_ROW("ue4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 0, 1, 1, SKV_RND_BITS),
 };
 _Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
 
@@ -183,9 +208,11 @@ static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 	uint64_t a = u ^ sign;
 
 	if (a >= r->minbits) {
-		if (a >= SKV_I_INF) { /* NaN or infinity */
+		if (a >= SKV_I_INF) { /* NaN, infinity, or a negative x of an unsigned format */
 			if (x != x)
 				return x + x;
+			if (a > SKV_I_INF) /* unsigned: -0 is +0 where there is a zero */
+				return (a == SKV_I_SIGN && r->zero) ? 0.0 : NAN;
 			return skv_from_bits_i(skv_bits_i(r->ovfval) | sign);
 		}
 		a += r->half + ((a >> r->sh) & r->lsb);
@@ -194,6 +221,8 @@ static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 			a = skv_bits_i(r->ovfval);
 		return skv_from_bits_i(a | sign);
 	}
+	if (!r->zero) /* e8m0: 0 is no value; a positive x goes to 2^emin */
+		return a == 0 ? NAN : skv_from_bits_i(r->minbits);
 	{
 		const double c = skv_from_bits_i(r->subc);
 		double y = (skv_from_bits_i(a) + c) - c;

@@ -40,9 +40,11 @@ typedef enum {
 	SKV_E4M3_SAT = 6, /* the same values, saturating to +-448 */
 	SKV_E5M2 = 7,     /* OCP FP8 E5M2: p = 3, emin = -14, max 57344, IEEE overflow */
 	SKV_E5M2_SAT = 8, /* the same values, saturating to +-57344 */
-	SKV_E2M1 = 9      /* OCP MX FP4 E2M1: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives; saturating */
+	SKV_E2M1 = 9,     /* OCP MX FP4 E2M1: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives; saturating */
+	SKV_E8M0 = 10,    /* OCP MX scale: 2^-127 .. 2^127, no zero, no sign; scale-only */
+	SKV_UE4M3 = 11    /* NVFP4's block scale: e4m3 without sign, saturating; scale-only */
 } skv_format;
-#define SKV_NFORMATS 10
+#define SKV_NFORMATS 12
 
 /* What rounding does with a result beyond the largest finite value (after
  * rounding to nearest even as if the exponent were unbounded). */

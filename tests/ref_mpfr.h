@@ -85,6 +85,8 @@ static const ref_fmt ref_fmts[] = {
 	{SKV_E5M2, "e5m2", 1, 5, 2, 15, REF_IEEE, 3, -14, 15, 57344.0, 0x1p-16, SKV_OVERFLOW_INF, 1, 1, 0},
 	{SKV_E5M2_SAT, "e5m2-sat", 1, 5, 2, 15, REF_IEEE, 3, -14, 15, 57344.0, 0x1p-16, SKV_OVERFLOW_SAT, 1, 1, 0},
 	{SKV_E2M1, "e2m1", 1, 2, 1, 1, REF_FINITE, 2, 0, 2, 6.0, 0.5, SKV_OVERFLOW_SAT, 1, 1, 0},
+	{SKV_E8M0, "e8m0", 0, 8, 0, 127, REF_E8M0, 1, -127, 127, 0x1p127, 0x1p-127, SKV_OVERFLOW_SAT, 0, 0, 1},
+	{SKV_UE4M3, "ue4m3", 0, 4, 3, 7, REF_FN, 4, -6, 8, 448.0, 0x1p-9, SKV_OVERFLOW_SAT, 0, 1, 1},
 };
 #define REF_NFMTS (sizeof ref_fmts / sizeof ref_fmts[0])
 

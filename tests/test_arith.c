@@ -24,9 +24,10 @@ static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64,
 /* Formats too large to enumerate whose functions are correctly rounded. */
 static const skv_format wide_cr_formats[] = {SKV_FP32, SKV_TF32};
 /* Formats whose every input is tried (fp16 and bf16: 65,536 each). */
-static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1};
+static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT,
+					      SKV_E2M1, SKV_E8M0, SKV_UE4M3};
 /* Formats of at most 8 bits: every pair of operands is tried. */
-static const skv_format tiny_formats[] = {SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1};
+static const skv_format tiny_formats[] = {SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1, SKV_E8M0, SKV_UE4M3};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */

@@ -14,7 +14,8 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Formats whose midpoints are all tried (fp16 and bf16: test_metrics.c). */
-static const skv_format swept[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1};
+static const skv_format swept[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1,
+				       SKV_E8M0, SKV_UE4M3};
 
 /*
  * The reference: s = hi + lo exact in MPFR, then one rounding written out

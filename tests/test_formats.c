@@ -18,7 +18,8 @@
 enum { MAX_REPORTS = 10 };
 
 /* The formats this file covers (fp16 and bf16 are in test_round.c). */
-static const skv_format fmts[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1};
+static const skv_format fmts[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1,
+				      SKV_E8M0, SKV_UE4M3};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */
@@ -159,9 +160,10 @@ static void test_midpoints(void **state)
 
 /*
  * The overflow boundary from max to twice the threshold and beyond,
- * infinities, NaN (a signalling pattern too), signed zeros, and everything
- * below half the smallest subnormal (double subnormals too), with the
- * expected values written out from the table's policy.
+ * infinities, NaN (a signalling pattern too), signed zeros, everything
+ * below half the smallest subnormal (double subnormals too), and negative
+ * inputs to an unsigned format, with the expected values written out from
+ * the table's policy, sign and zero.
  */
 static void test_edges(void **state)
 {
@@ -197,6 +199,17 @@ static void test_edges(void **state)
 			EXPECT_BOTH(nfail, "round(-inf)", f, -INFINITY, -inf_r);
 			EXPECT_BOTH(nfail, "round(-tiny)", f, -DBL_TRUE_MIN, -0.0);
 			EXPECT_BOTH(nfail, "round(-0)", f, -0.0, -0.0);
+		}
+		if (!t->is_signed) { /* a negative input is NaN, -0 is +0 (NaN without zero) */
+			size_t n;
+			double *v = values_up(t, &n);
+			for (size_t k = 0; k < n; k++)
+				EXPECT_BOTH(nfail, "round(-value)", f, -v[k], v[k] == 0 ? 0.0 : NAN);
+			free(v);
+			EXPECT_BOTH(nfail, "round(-0)", f, -0.0, t->has_zero ? 0.0 : NAN);
+			EXPECT_BOTH(nfail, "round(-tiny)", f, -DBL_TRUE_MIN, NAN);
+			EXPECT_BOTH(nfail, "round(-big)", f, -0x1p200, NAN);
+			EXPECT_BOTH(nfail, "round(-inf)", f, -INFINITY, NAN);
 		}
 		EXPECT_BOTH(nfail, "round(+0)", f, 0.0, t->has_zero ? 0.0 : NAN);
 		EXPECT_BOTH(nfail, "round(inf)", f, INFINITY, inf_r);

@@ -77,6 +77,8 @@ static const struct {
 	{SKV_E5M2, "e5m2", 3, -14, 15, 57344.0, 0x1p-3, 0x1p-14, 0x1p-16, -15, 16, SKV_OVERFLOW_INF, 1, 0, 1},
 	{SKV_E5M2_SAT, "e5m2-sat", 3, -14, 15, 57344.0, 0x1p-3, 0x1p-14, 0x1p-16, -15, 16, SKV_OVERFLOW_SAT, 1, 0, 1},
 	{SKV_E2M1, "e2m1", 2, 0, 2, 6.0, 0x1p-2, 1.0, 0.5, 0, 3, SKV_OVERFLOW_SAT, 1, 0, 1},
+	{SKV_E8M0, "e8m0", 1, -127, 127, 0x1p127, 0x1p-1, 0x1p-127, 0x1p-127, -126, 128, SKV_OVERFLOW_SAT, 0, 1, 0},
+	{SKV_UE4M3, "ue4m3", 4, -6, 8, 448.0, 0x1p-4, 0x1p-6, 0x1p-9, -8, 9, SKV_OVERFLOW_SAT, 0, 1, 1},
 };
 
 /* The library and the referee both have every row's parameters. */
