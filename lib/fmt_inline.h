@@ -211,8 +211,8 @@ static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 		if (a >= SKV_I_INF) { /* NaN, infinity, or a negative x of an unsigned format */
 			if (x != x)
 				return x + x;
-			if (a > SKV_I_INF) /* unsigned: -0 is +0 where there is a zero */
-				return (a == SKV_I_SIGN && r->zero) ? 0.0 : NAN;
+			if (!r->sgn && (u & SKV_I_SIGN)) /* unsigned: -0 is +0 where there is a zero */
+				return (u == SKV_I_SIGN && r->zero) ? 0.0 : NAN;
 			return skv_from_bits_i(skv_bits_i(r->ovfval) | sign);
 		}
 		a += r->half + ((a >> r->sh) & r->lsb);
@@ -248,13 +248,19 @@ static inline double skv_round_i(skv_format f, double x)
 
 /*
  * +, -, *, /, sqrt: the double result is the exact result rounded once to
- * 53 bits (exact for + and * of fp16 and bf16 values often; always for *
- * up to p = 26). Rounding it again to p bits gives the correctly rounded
- * p-bit result because 53 >= 2p + 2 for p <= 24 (Roux 2014; Figueroa 1995):
- * the first rounding can never move a non-midpoint onto a p-bit midpoint.
- * The operands are small enough that the double computation neither
- * overflows nor underflows for fp16, bf16 and fp32 values, so the subnormal
- * and overflow behaviour is decided by the final rounding alone.
+ * 53 bits (exact for + and * of the narrow formats' values often; always
+ * for * up to p = 26). Rounding it again to p bits gives the correctly
+ * rounded p-bit result because 53 >= 2p + 2 for p <= 24, so for every
+ * format here (p = 1 .. 24; Roux 2014; Figueroa 1995): the first rounding
+ * can never move a non-midpoint onto a p-bit midpoint. The theorem is for
+ * an unbounded exponent range, and that is what holds: every operand is at
+ * most 2^128 and at least 2^-149 in magnitude (fp32's range covers every
+ * format but fp64), so no double result overflows or underflows (the
+ * extremes are 2^256 and 2^-298, and a sum's exact value is a multiple of
+ * the smaller operand's quantum), and the subnormal range, the overflow
+ * policy, and the sign and zero rules are applied by the final rounding
+ * alone, to the correctly rounded unbounded result, as the format defines
+ * them.
  */
 static inline double skv_add_i(skv_format f, double a, double b) { return skv_round_i(f, a + b); }
 static inline double skv_sub_i(skv_format f, double a, double b) { return skv_round_i(f, a - b); }
@@ -290,12 +296,16 @@ static inline double skv_add_odd_i(double a, double b)
 
 /*
  * fma: for p <= 26 the product of two p-bit values has at most 2p <= 52
- * significant bits and, for fp16, bf16 and fp32 exponents, lies far inside
- * the double range, so a * b is exact in double. The sum is rounded to odd
- * in double and then to nearest in f; rounding to odd at precision
- * 53 >= p + 2 followed by round to nearest gives the correctly rounded
- * result (Boldo and Melquiond, IEEE TC 57(4), 2008). fp64: the C library's
- * fma, which is correctly rounded.
+ * significant bits and, for exponents within fp32's range (every format
+ * but fp64), lies far inside the double range (2^-298 .. 2^256), so a * b
+ * is exact in double. The sum is rounded to odd in double and then to
+ * nearest in f; rounding to odd at precision 53 >= p + 2 (true for p <= 51,
+ * so for every format here) followed by round to nearest gives the
+ * correctly rounded result (Boldo and Melquiond, IEEE TC 57(4), 2008); the
+ * odd rounding is exact in double since a nonzero exact sum is at least
+ * 2^-298, far above the double subnormals. The final rounding applies f's
+ * subnormals, overflow policy and sign rules as above. fp64: the C
+ * library's fma, which is correctly rounded.
  */
 static inline double skv_fma_i(skv_format f, double a, double b, double c)
 {
@@ -316,8 +326,8 @@ typedef enum {
 #define SKV_NFNS 6
 
 /* Slow path (lib/arith.c): fn(x) evaluated with MPFR at 128 bits, rounded
- * to odd in double, then rounded to f (fp16, bf16 or fp32: round to odd at
- * 53 bits then to p <= 51 bits is one correct rounding). NaN for fp64, an
+ * to odd in double, then rounded to f (every format but fp64: round to odd
+ * at 53 bits then to p <= 51 bits is one correct rounding). NaN for fp64, an
  * unknown f or fn. */
 double skv_fn_hard(skv_format f, skv_fn fn, double x);
 
@@ -330,14 +340,16 @@ double skv_fn_hard(skv_format f, skv_fn fn, double x);
 
 /*
  * y = libm fn(x) in double, rounded to f.
- * fp64: y itself (faithful). fp32, fp16, bf16: correctly rounded. The exact value lies in
+ * fp64: y itself (faithful). Every other format: correctly rounded. The exact value lies in
  * I = [y - d, y + d], d = |y| 2^-46 (see SKV_FN_MARGIN). Rounding is
  * monotone, so if both ends of I round to the same value r, every point of I
- * does, and r is the correctly rounded result. Otherwise a format midpoint
- * lies in I (a hard case: for 16-bit formats a few inputs at most, typically
- * none, since the exact value of a transcendental function is never a
- * midpoint except at the exact cases; for fp32 about one call in 2^22), and
- * the value is recomputed with MPFR. Infinite and NaN y are final
+ * does, and r is the correctly rounded result (both ends NaN count as the
+ * same: past the NaN-policy threshold on one side, or a domain error).
+ * Otherwise a format midpoint (or the overflow threshold) lies in I (a hard
+ * case: for 16-bit formats a few inputs at most, typically none, since the
+ * exact value of a transcendental function is never a midpoint except at
+ * the exact cases; for fp32 about one call in 2^22), and the value is
+ * recomputed with MPFR. Infinite and NaN y are final
  * (overflow, poles, domain errors). Correct rounding also makes the result
  * independent of the platform's libm, as long as it is within 64 ulps.
  */
