@@ -12,9 +12,9 @@
 
 #include "fmt_inline.h"
 #include "ref_mpfr.h"
+#include "expect.h"
 #include "skv.h"
 
-enum { MAX_REPORTS = 10 };
 /* Double ulps by which test_elementary_exhaustive moves the libm result to
  * emulate a less accurate libm (SKV_FN_MARGIN allows 64). */
 enum { PERTURB = 48 };
@@ -29,15 +29,6 @@ static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16, SKV_E4M3, SKV_E4
 /* Formats of at most 8 bits: every pair of operands is tried. */
 static const skv_format tiny_formats[] = {SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1, SKV_E8M0, SKV_UE4M3};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
 
 /* Uniform integer in [lo, hi] (the tiny modulo bias is irrelevant here). */
 static int rand_int(uint64_t *s, int lo, int hi)

@@ -12,45 +12,14 @@
 #include <string.h>
 
 #include "ref_mpfr.h"
+#include "expect.h"
 #include "skv.h"
-
-/* Failures print at most this many lines per test, then the count. */
-enum { MAX_REPORTS = 10 };
 
 /* The formats this file covers (fp16 and bf16 are in test_round.c). */
 static const skv_format fmts[] = {SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1,
 				      SKV_E8M0, SKV_UE4M3};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-static double from_bits(uint64_t u)
-{
-	double x;
-	memcpy(&x, &u, sizeof x);
-	return x;
-}
-
-static void mismatch(long *nfail, const char *file, int line, const char *what, skv_format f, double x,
-		     double got, double want)
-{
-	if (++*nfail <= MAX_REPORTS)
-		print_error("%s:%d: %s %s: x = %a: got %a, want %a\n", file, line, what, skv_format_name(f), x,
-			    got, want);
-}
-#define EXPECT(nfail, what, f, x, got, want)                                                        \
-	do {                                                                                        \
-		double got_ = (got), want_ = (want);                                                \
-		if (!ref_same(got_, want_))                                                         \
-			mismatch(&(nfail), __FILE__, __LINE__, (what), (f), (x), got_, want_);      \
-	} while (0)
 /* skv_round and the referee both give want. */
 #define EXPECT_BOTH(nfail, what, f, x, want)                                                        \
 	do {                                                                                        \
