@@ -23,6 +23,11 @@
 #define SKV_I_SIGN UINT64_C(0x8000000000000000)
 #define SKV_I_INF UINT64_C(0x7ff0000000000000)
 
+/* Branch hints: the normal range of a format is the common case, the
+ * special values rare (the compiler lays the common path out straight). */
+#define SKV_I_LIKELY(c) __builtin_expect(!!(c), 1)
+#define SKV_I_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
 /* Bit pattern of 2^e for a normal double exponent e (-1022 <= e <= 1023). */
 #define SKV_I_POW2_BITS(e) ((uint64_t)((e) + 1023) << 52)
 
@@ -52,7 +57,7 @@ typedef enum {
  * `kind` are derived from the others by SKV_I_ROW, for the bit-level
  * rounding below. */
 typedef struct {
-	_Alignas(128) const char *name; /* rows of 128 bytes: indexing is one shift */
+	const char *name;
 	int p;                /* precision in bits, implicit bit included */
 	int emin, emax;       /* exponents of the smallest normal and of the largest binade */
 	double max;           /* largest finite value */
@@ -86,7 +91,11 @@ typedef struct {
 	}
 
 /*
- * The formats. Sources for each row's parameters:
+ * The formats, one X(id, name, p, emin, emax, max, overflow policy, signed,
+ * scale-only, has zero, rounding kind) row each: the table skv_fmts_i and
+ * the dispatch of skv_round_i are both generated from this list, so a new
+ * format is an enum value in skv.h, a row here, and its tests.
+ * Sources for each row's parameters:
  * fp16, fp32, fp64: IEEE 754-2019 table 3.5 (binary16, binary32, binary64).
  * bf16: the upper half of binary32 (p = 8, fp32's exponent range), with
  *   subnormals kept (numerics.md).
@@ -151,21 +160,22 @@ typedef struct {
  * The scale-only formats (is_scale) hold block scales; a program refuses
  *   them as stage formats (skv_format_is_scale).
  */
-static const skv_fmt_i skv_fmts_i[] = {
-	[SKV_FP16] = SKV_I_ROW("fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
-	[SKV_BF16] = SKV_I_ROW("bf16", 8, -126, 127, 0x1.fep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
-	[SKV_FP32] = SKV_I_ROW("fp32", 24, -126, 127, 0x1.fffffep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_HW32),
-	[SKV_FP64] = SKV_I_ROW("fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1,
-			       SKV_RND_ID),
-	[SKV_TF32] = SKV_I_ROW("tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
-	[SKV_E4M3] = SKV_I_ROW("e4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_NAN, 1, 0, 1, SKV_RND_BITS),
-	[SKV_E4M3_SAT] = SKV_I_ROW("e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
-	[SKV_E5M2] = SKV_I_ROW("e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS),
-	[SKV_E5M2_SAT] = SKV_I_ROW("e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
-	[SKV_E2M1] = SKV_I_ROW("e2m1", 2, 0, 2, 6.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS),
-	[SKV_E8M0] = SKV_I_ROW("e8m0", 1, -127, 127, 0x1p127, SKV_OVERFLOW_SAT, 0, 1, 0, SKV_RND_BITS),
-	[SKV_UE4M3] = SKV_I_ROW("ue4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 0, 1, 1, SKV_RND_BITS),
-};
+#define SKV_I_FORMATS(X)                                                                                      \
+	X(SKV_FP16, "fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)                     \
+	X(SKV_BF16, "bf16", 8, -126, 127, 0x1.fep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)                 \
+	X(SKV_FP32, "fp32", 24, -126, 127, 0x1.fffffep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_HW32)            \
+	X(SKV_FP64, "fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_ID)    \
+	X(SKV_TF32, "tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)               \
+	X(SKV_E4M3, "e4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_NAN, 1, 0, 1, SKV_RND_BITS)                          \
+	X(SKV_E4M3_SAT, "e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS)                  \
+	X(SKV_E5M2, "e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)                      \
+	X(SKV_E5M2_SAT, "e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS)              \
+	X(SKV_E2M1, "e2m1", 2, 0, 2, 6.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS)                             \
+	X(SKV_E8M0, "e8m0", 1, -127, 127, 0x1p127, SKV_OVERFLOW_SAT, 0, 1, 0, SKV_RND_BITS)                    \
+	X(SKV_UE4M3, "ue4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 0, 1, 1, SKV_RND_BITS)
+
+#define SKV_I_ENTRY(id, ...) [id] = SKV_I_ROW(__VA_ARGS__),
+static const skv_fmt_i skv_fmts_i[] = {SKV_I_FORMATS(SKV_I_ENTRY)};
 _Static_assert(sizeof skv_fmts_i / sizeof skv_fmts_i[0] == SKV_NFORMATS, "one row per format");
 
 /* The row of f, or NULL for an unknown f. */
@@ -207,8 +217,8 @@ static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 	const uint64_t sign = u & r->sign;
 	uint64_t a = u ^ sign;
 
-	if (a >= r->minbits) {
-		if (a >= SKV_I_INF) { /* NaN, infinity, or a negative x of an unsigned format */
+	if (SKV_I_LIKELY(a >= r->minbits)) {
+		if (SKV_I_UNLIKELY(a >= SKV_I_INF)) { /* NaN, infinity, or a negative x of an unsigned format */
 			if (x != x)
 				return x + x;
 			if (!r->sgn && (u & SKV_I_SIGN)) /* unsigned: -0 is +0 where there is a zero */
@@ -217,11 +227,11 @@ static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 		}
 		a += r->half + ((a >> r->sh) & r->lsb);
 		a &= r->keep;
-		if (a > skv_bits_i(r->max))
+		if (SKV_I_UNLIKELY(a > skv_bits_i(r->max)))
 			a = skv_bits_i(r->ovfval);
 		return skv_from_bits_i(a | sign);
 	}
-	if (!r->zero) /* e8m0: 0 is no value; a positive x goes to 2^emin */
+	if (SKV_I_UNLIKELY(!r->zero)) /* e8m0: 0 is no value; a positive x goes to 2^emin */
 		return a == 0 ? NAN : skv_from_bits_i(r->minbits);
 	{
 		const double c = skv_from_bits_i(r->subc);
@@ -230,20 +240,30 @@ static inline double skv_round_bits_i(const skv_fmt_i *r, double x)
 	}
 }
 
-/* The format's one rounding. fp32: the hardware's double -> float
- * conversion is one correct rounding (RNE, subnormals, overflow to inf) and
- * float -> double is exact. fp64: identity. */
-static inline double skv_round_i(skv_format f, double x)
+/* The rounding of row r. fp32: the hardware's double -> float conversion
+ * is one correct rounding (RNE, subnormals, overflow to inf) and float ->
+ * double is exact. fp64: identity. */
+static inline double skv_round_row_i(const skv_fmt_i *r, double x)
 {
-	const skv_fmt_i *r = skv_fmt_i_of(f);
-
-	if (r == NULL)
-		return NAN;
 	if (r->kind == SKV_RND_HW32)
 		return (double)(float)x;
 	if (r->kind == SKV_RND_BITS)
 		return skv_round_bits_i(r, x);
 	return x;
+}
+
+/* The format's one rounding. The switch, generated from the table's rows,
+ * gives each format its own copy of skv_round_row_i with the row's
+ * parameters as constants (in registers across a loop), so a format known
+ * only at run time costs a jump, not a table read per parameter. */
+#define SKV_I_CASE(id, ...)                                                                                 \
+	case id: return skv_round_row_i(&skv_fmts_i[id], x);
+static inline double skv_round_i(skv_format f, double x)
+{
+	switch (f) {
+		SKV_I_FORMATS(SKV_I_CASE)
+	default: return NAN;
+	}
 }
 
 /*
