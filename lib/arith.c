@@ -22,8 +22,9 @@
  * Inside the double normal range this is round to odd. Outside it the
  * rounding to f is decided anyway: a z below 2^-1022 is below half of every
  * format's smallest subnormal (2^-150) and gives its zero (e8m0 never gets
- * there: its values are positive, so exp, exp2 and expm1 of them are at
- * least 1 and the logarithms at least -88, or NaN), and a z above DBL_MAX
+ * there: its values are at least 2^-127, so exp and exp2 of them are at
+ * least 1, expm1 and log1p above 2^-128, log and log2 at least -127 or
+ * NaN), and a z above DBL_MAX
  * truncates to DBL_MAX, which overflows f as z does. */
 static double skv_get_d_odd(const mpfr_t z)
 {

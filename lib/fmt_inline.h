@@ -95,7 +95,10 @@ typedef struct {
  * scale-only, has zero, rounding kind) row each: the table skv_fmts_i and
  * the dispatch of skv_round_i are both generated from this list, so a new
  * format is an enum value in skv.h, a row here, and its tests.
- * Sources for each row's parameters:
+ * Sources for each row's parameters (the OCP PDFs as transcribed in the
+ * OFP8 conformance tests of the microfloat crate, tests/ocp_e4m3.rs and
+ * ocp_e5m2.rs, and in microsoft/microxcaling mx/formats.py, the OCP MX
+ * reference code; NVIDIA's as in the CUDA Math API and PTX ISA cvt pages):
  * fp16, fp32, fp64: IEEE 754-2019 table 3.5 (binary16, binary32, binary64).
  * bf16: the upper half of binary32 (p = 8, fp32's exponent range), with
  *   subnormals kept (numerics.md).
