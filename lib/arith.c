@@ -10,15 +10,22 @@
  * double (53 >= p + 2 bits) and then to nearest in f gives RN_f(v) unless v
  * lies within 2^-127 relative of a midpoint of f. The exact cases
  * (exp(0), exp2 of an integer, log(1), log2 of a power of two, log1p(0),
- * expm1(0)) are representable and MPFR returns them exactly. That no input
- * of fp16 or bf16 comes that close to a midpoint is checked on all 65,536
- * inputs of each format in tests/test_arith.c (which also runs this path
- * alone on every input). */
+ * expm1(0)) MPFR returns exactly (ternary 0), the odd rounding keeps them,
+ * and the last rounding applies the tie rule when one is a midpoint of f:
+ * log2(512) = 9 lies halfway between e5m2's 8 and 10 and goes to the even
+ * 8. That no input of fp16, bf16 or the 8- and 4-bit formats comes that
+ * close to a midpoint is checked on all of their inputs in
+ * tests/test_arith.c (which also runs this path alone on every input). */
 #define SKV_HARD_PREC 128
 
 /* RO53(z): z truncated to a double, last significand bit set if inexact.
- * Inside the double normal range (fp16 and bf16 results lie there) this is
- * round to odd. */
+ * Inside the double normal range this is round to odd. Outside it the
+ * rounding to f is decided anyway: a z below 2^-1022 is below half of every
+ * format's smallest subnormal (2^-150) and gives its zero (e8m0 never gets
+ * there: its values are at least 2^-127, so exp and exp2 of them are at
+ * least 1, expm1 and log1p above 2^-128, log and log2 at least -127 or
+ * NaN), and a z above DBL_MAX
+ * truncates to DBL_MAX, which overflows f as z does. */
 static double skv_get_d_odd(const mpfr_t z)
 {
 	double d = mpfr_get_d(z, MPFR_RNDZ);
@@ -36,7 +43,7 @@ double skv_fn_hard(skv_format f, skv_fn fn, double x)
 	mpfr_t z, mx;
 	double r;
 
-	if ((f != SKV_FP16 && f != SKV_BF16 && f != SKV_FP32) || (unsigned)fn >= SKV_NFNS)
+	if ((unsigned)f >= SKV_NFORMATS || skv_fmts_i[f].kind == SKV_RND_ID || (unsigned)fn >= SKV_NFNS)
 		return NAN;
 	/* The default exponent range holds every double and every result here,
 	 * and no global MPFR state is changed, so this is safe to call from

@@ -1,33 +1,25 @@
 /* format.c - the number formats: names, parameters, spacing and the public rounding function. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
 #include "fmt_inline.h"
 #include "skv.h"
 
-/* One row per format, indexed by skv_format; the single source of the
- * parameters (p with the implicit bit, emin and emax of the normal range). */
-static const struct {
-	const char *name;
-	int p, emin, emax;
-} skv_formats[] = {
-	[SKV_FP16] = {"fp16", 11, -14, 15},
-	[SKV_BF16] = {"bf16", 8, -126, 127},
-	[SKV_FP32] = {"fp32", 24, -126, 127},
-	[SKV_FP64] = {"fp64", 53, -1022, 1023},
-};
-_Static_assert(sizeof skv_formats / sizeof skv_formats[0] == SKV_NFORMATS, "one row per format");
+/* Every query reads the one table, skv_fmts_i in fmt_inline.h. */
 
-static int skv_format_ok(skv_format f) { return (unsigned)f < SKV_NFORMATS; }
-
-const char *skv_format_name(skv_format f) { return skv_format_ok(f) ? skv_formats[f].name : NULL; }
+const char *skv_format_name(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->name : NULL;
+}
 
 int skv_format_parse(skv_format *f, const char *name)
 {
 	if (f == NULL || name == NULL)
 		return SKV_EINVAL;
 	for (unsigned i = 0; i < SKV_NFORMATS; i++) {
-		if (strcmp(name, skv_formats[i].name) == 0) {
+		if (strcmp(name, skv_fmts_i[i].name) == 0) {
 			*f = (skv_format)i;
 			return SKV_OK;
 		}
@@ -35,24 +27,55 @@ int skv_format_parse(skv_format *f, const char *name)
 	return SKV_EINVAL;
 }
 
-int skv_format_precision(skv_format f) { return skv_format_ok(f) ? skv_formats[f].p : 0; }
+int skv_format_precision(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->p : 0;
+}
 
-/* 0 for an unknown format (no format has emin or emax 0). */
-int skv_format_emin(skv_format f) { return skv_format_ok(f) ? skv_formats[f].emin : 0; }
-int skv_format_emax(skv_format f) { return skv_format_ok(f) ? skv_formats[f].emax : 0; }
+/* INT_MIN for an unknown format (e2m1's emin is 0). */
+int skv_format_emin(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->emin : INT_MIN;
+}
 
-/* (2 - 2^(1-p)) 2^emax: both steps are exact in double. NaN if unknown. */
+int skv_format_emax(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->emax : INT_MIN;
+}
+
+int skv_format_overflow(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? (int)r->ovf : -1;
+}
+
+int skv_format_is_signed(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->sgn : -1;
+}
+
+int skv_format_is_scale(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->scale : -1;
+}
+
+/* NaN if unknown. */
 double skv_format_max(skv_format f)
 {
-	if (!skv_format_ok(f))
-		return NAN;
-	return ldexp(2.0 - ldexp(1.0, 1 - skv_formats[f].p), skv_formats[f].emax);
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->max : NAN;
 }
 
 /* 2^-p; NaN if unknown. */
 double skv_format_unit_roundoff(skv_format f)
 {
-	return skv_format_ok(f) ? ldexp(1.0, -skv_formats[f].p) : NAN;
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? ldexp(1.0, -r->p) : NAN;
 }
 
 /* 2^(max(e, emin) - p + 1), e = floor(log2 |x|) clamped to emax (so the
@@ -60,21 +83,22 @@ double skv_format_unit_roundoff(skv_format f)
  * for double subnormals. NaN for NaN or an unknown format. */
 double skv_ulp(skv_format f, double x)
 {
+	const skv_fmt_i *r = skv_fmt_i_of(f);
 	int e;
 
-	if (!skv_format_ok(f) || isnan(x))
+	if (r == NULL || isnan(x))
 		return NAN;
 	if (x == 0)
-		e = skv_formats[f].emin;
+		e = r->emin;
 	else if (isinf(x))
-		e = skv_formats[f].emax;
+		e = r->emax;
 	else
 		e = ilogb(x);
-	if (e < skv_formats[f].emin)
-		e = skv_formats[f].emin;
-	if (e > skv_formats[f].emax)
-		e = skv_formats[f].emax;
-	return ldexp(1.0, e - skv_formats[f].p + 1);
+	if (e < r->emin)
+		e = r->emin;
+	if (e > r->emax)
+		e = r->emax;
+	return ldexp(1.0, e - r->p + 1);
 }
 
 double skv_round(skv_format f, double x) { return skv_round_i(f, x); }

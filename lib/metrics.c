@@ -17,23 +17,35 @@
  *   error of 50% or more reported to within a few fp64 ulps of itself.
  * - c - hi can overflow to +-inf only when |c - t| really exceeds DBL_MAX.
  */
-/* RN_f(hi) is RN_f(hi + lo) unless hi is itself a midpoint of f (or the
- * overflow threshold, the midpoint to infinity): the
+/* 1 if h (finite, nonzero) is a midpoint of f's grid with the exponent
+ * range unbounded above: an odd multiple of half the spacing q of h's
+ * binade (clamped to [emin, emax] as skv_ulp does, so the subnormal grid and
+ * the grid of the top binade continue past max). That covers the midpoints
+ * between neighbours, the one below a power of two (2^(e+1) - q/2 lies in
+ * binade e), and the overflow threshold: max + q/2 for every format (fp16's
+ * 65520, e4m3's 464). |h| / (q/2) is exact: q/2 >= 2^(emin - p) is a power of
+ * two well inside the double range for every format with p < 53. */
+static int is_midpoint(skv_format f, double h)
+{
+	const double k = fabs(h) / (0.5 * skv_ulp(f, h));
+	return k == floor(k) && fmod(k, 2.0) == 1.0;
+}
+
+/* RN_f(hi) is RN_f(hi + lo) unless hi is itself a midpoint of f: the
  * midpoints of every format with p < 53 are doubles, and |lo| <= ulp(hi)/2
- * keeps t and hi on the same side of every other one. At a midpoint the
- * tie is not a tie for t: lo decides, so round the next double toward lo. */
+ * keeps t and hi on the same side of every other one. At a midpoint the tie
+ * is not a tie for t: lo decides, so round the next double toward lo (it
+ * lies strictly between hi and the neighbour on lo's side, whose rounding
+ * is t's). This holds whatever f's overflow policy: at the threshold the
+ * tie goes to infinity (IEEE, the even 2^(emax+1)) or to max (e4m3, the
+ * even 448), and lo picks max or the policy's overflow value (inf, NaN or
+ * max) instead. fp64 has no midpoint that is a double: hi is its value. */
 double skv_dd_round(skv_format f, skv_dd t)
 {
 	double r = skv_round(f, t.hi);
-	if (t.lo == 0.0 || r == t.hi || !isfinite(t.hi))
+	if (t.lo == 0.0 || r == t.hi || !isfinite(t.hi) || t.hi == 0.0 || !is_midpoint(f, t.hi))
 		return r;
-	/* hi at the overflow threshold (a tie that goes to infinity): lo
-	 * decides too, and beyond it the next double still overflows */
-	if (!isfinite(r))
-		return skv_round(f, nextafter(t.hi, t.lo > 0 ? INFINITY : -INFINITY));
-	if (fabs(t.hi - r) == 0.5 * skv_ulp(f, r) || (fabs(r) > fabs(t.hi) && fabs(t.hi - r) == 0.25 * skv_ulp(f, r)))
-		return skv_round(f, nextafter(t.hi, t.lo > 0 ? INFINITY : -INFINITY));
-	return r;
+	return skv_round(f, nextafter(t.hi, t.lo > 0 ? INFINITY : -INFINITY));
 }
 
 double skv_abs_err(double c, skv_dd t)

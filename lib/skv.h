@@ -29,58 +29,105 @@ const char *skv_version(void);
 /* ----------------------------------------------------------------- formats */
 
 /* The emulated number formats. Values of every format are carried in a
- * double; a double "is in" format f when skv_round(f, x) == x bit for bit. */
+ * double; a double "is in" format f when skv_round(f, x) == x bit for bit.
+ * p is the precision with the implicit bit, emin the exponent of the
+ * smallest normal, emax that of the largest binade (lib/fmt_inline.h holds
+ * the one table of them, with the sources). */
 typedef enum {
-	SKV_FP16 = 0, /* IEEE binary16: p = 11, emin = -14, emax = 15 */
-	SKV_BF16 = 1, /* bfloat16:      p = 8,  emin = -126, emax = 127 */
-	SKV_FP32 = 2, /* IEEE binary32: p = 24, emin = -126, emax = 127 */
-	SKV_FP64 = 3  /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
+	SKV_FP16 = 0,     /* IEEE binary16: p = 11, emin = -14, emax = 15 */
+	SKV_BF16 = 1,     /* bfloat16:      p = 8,  emin = -126, emax = 127 */
+	SKV_FP32 = 2,     /* IEEE binary32: p = 24, emin = -126, emax = 127 */
+	SKV_FP64 = 3,     /* IEEE binary64: p = 53, emin = -1022, emax = 1023 */
+	SKV_TF32 = 4,     /* NVIDIA TensorFloat-32: p = 11, fp32's range */
+	SKV_E4M3 = 5,     /* OCP FP8 E4M3 ("fn"): p = 4, emin = -6, emax = 8, max 448, no
+	                   * infinity; overflow (and +-inf) to NaN, as a plain OCP conversion */
+	SKV_E4M3_SAT = 6, /* the same values, saturating to +-448 (PTX .satfinite) */
+	SKV_E5M2 = 7,     /* OCP FP8 E5M2: p = 3, emin = -14, emax = 15, max 57344, IEEE infinities */
+	SKV_E5M2_SAT = 8, /* the same values, saturating to +-57344 */
+	SKV_E2M1 = 9,     /* OCP MX FP4: p = 2, emin = 0, emax = 2: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and
+	                   * their negatives; no inf or NaN encoding, saturating to +-6 */
+	SKV_E8M0 = 10,    /* OCP MX scale: the powers of two 2^-127 .. 2^127 (p = 1), no sign,
+	                   * no zero, saturating; scale-only */
+	SKV_UE4M3 = 11    /* NVFP4's block scale: e4m3's non-negative values, saturating;
+	                   * scale-only */
 } skv_format;
-#define SKV_NFORMATS 4
+#define SKV_NFORMATS 12
 
-/* "fp16", "bf16", "fp32", "fp64"; NULL for an unknown value. */
+/* What rounding does with a result beyond the largest finite value (after
+ * rounding to nearest even as if the exponent were unbounded, so e4m3's
+ * 464, the midpoint of 448 and 480, ties to 448 and is no overflow). */
+typedef enum {
+	SKV_OVERFLOW_INF = 0, /* IEEE 754: +-inf (so does an infinite input) */
+	SKV_OVERFLOW_NAN = 1, /* NaN (a format without infinities: +-inf input too) */
+	SKV_OVERFLOW_SAT = 2  /* +-largest finite value (so does +-inf) */
+} skv_overflow;
+
+/* "fp16", "bf16", "fp32", "fp64", "tf32", "e4m3", "e4m3-sat", "e5m2",
+ * "e5m2-sat", "e2m1", "e8m0", "ue4m3"; NULL for an unknown value. */
 const char *skv_format_name(skv_format f);
 /* Parses the names above. SKV_EINVAL for anything else (f untouched). */
 int skv_format_parse(skv_format *f, const char *name);
-/* Precision in bits, implicit bit included (11, 8, 24, 53); 0 if unknown. */
+/* Precision in bits, implicit bit included (11, 8, 24, 53, ...); 0 if unknown. */
 int skv_format_precision(skv_format f);
-/* Exponent of the smallest normal (-14, -126, -126, -1022). */
+/* Exponent of the smallest normal (-14, -126, -126, -1022, ...); INT_MIN if
+ * unknown (e2m1's is 0). */
 int skv_format_emin(skv_format f);
-/* Exponent of the largest finite value (15, 127, 127, 1023). */
+/* Exponent of the largest binade (15, 127, 127, 1023, ...); INT_MIN if unknown. */
 int skv_format_emax(skv_format f);
-/* Largest finite value of the format. */
+/* The overflow policy of f (an skv_overflow); -1 for an unknown value. */
+int skv_format_overflow(skv_format f);
+/* 1 if f has negative values, 0 if not (e8m0, ue4m3); -1 for an unknown value. */
+int skv_format_is_signed(skv_format f);
+/* 1 if f is a scale-only format (e8m0, ue4m3: block scales, not the values
+ * of a stage; a program refuses them there), 0 for a value format; -1 for
+ * an unknown value. */
+int skv_format_is_scale(skv_format f);
+/* Largest finite value of the format (65504, ..., 448 for e4m3, 6 for e2m1). */
 double skv_format_max(skv_format f);
-/* Unit roundoff u = 2^-p. */
+/* Unit roundoff u = 2^-p (1/2 for e8m0: x / 1.5 <= RN(x) <= 1.5 x). */
 double skv_format_unit_roundoff(skv_format f);
 /* Spacing of format f at |x|: 2^(max(e, emin) - p + 1) where 2^e <= |x| <
- * 2^(e+1); for x == 0 the smallest subnormal. For |x| above the largest
- * finite value the spacing at the largest binade. NaN for NaN. */
+ * 2^(e+1); for x == 0 the smallest subnormal (e8m0: 2^-127, its smallest
+ * value). For |x| above the largest finite value the spacing at the largest
+ * binade (e4m3: 32). NaN for NaN. */
 double skv_ulp(skv_format f, double x);
 
 /* Rounds x to the nearest value of f, ties to even, directly (one rounding,
  * never double -> float -> half), with gradual underflow in every format
- * (bf16 subnormals are kept, unlike chop and CPFloat), overflow to +-inf,
- * NaN kept NaN and signed zeros kept. Costs a few cycles for fp32 and fp64.
+ * (bf16 subnormals are kept, unlike chop and CPFloat). The result is rounded
+ * as if the exponent range were unbounded above, then one beyond the
+ * largest finite value (and an infinite x) follows the format's overflow
+ * policy: +-inf, NaN or +-max. NaN stays NaN in every format (e2m1 has no
+ * NaN encoding, but a NaN upstream must stay visible) and signed zeros are
+ * kept. In e8m0 (p = 1, every significand 1) a tie 1.5 * 2^k goes up to
+ * 2^(k+1), as MPFR rounds at precision 1, and a positive x below 2^-127
+ * gives 2^-127; rounding to e8m0 is to the nearest power of two, not a
+ * scale rule (OCP MX's 2^(floor(log2 amax) - emax_elem) is the quantiser's
+ * choice, and its power of two rounds to itself). Unsigned formats (e8m0,
+ * ue4m3): a negative x gives NaN, -0 gives +0 in ue4m3; e8m0 has no zero,
+ * so +-0 gives NaN. Costs a few cycles for fp32 and fp64.
  * An out-of-range f gives NaN (the one failure signal of these primitives;
  * every entry point that takes a configuration validates it first). */
 double skv_round(skv_format f, double x);
 
 /* Emulated arithmetic: each call returns the exact result of the operation
- * on its (already representable) arguments rounded once to f.
+ * on its (already representable) arguments rounded once to f, as skv_round
+ * rounds (overflow policy, sign and zero rules included).
  *
  * Correctly rounded (round to nearest even) in every format:
  *   add, sub, mul, div, sqrt (exact double result or Roux's q >= 2p+2
- *   theorem, double rounding is innocuous), and fma (exact product in
- *   double, sum rounded to odd in double, then rounded to f; for fp64 the
- *   C library's fma, which is correctly rounded).
- * Correctly rounded in fp16, bf16 and fp32: exp, exp2, log, log2, log1p,
+ *   theorem, double rounding is innocuous: 53 >= 2p + 2 for every p <= 24),
+ *   and fma (exact product in double, sum rounded to odd in double, then
+ *   rounded to f: 53 >= p + 2; for fp64 the C library's fma, which is
+ *   correctly rounded).
+ * Correctly rounded in every format but fp64: exp, exp2, log, log2, log1p,
  * expm1. The libm double result y is trusted to 64 double ulps: when y's
  * interval of that width holds a midpoint of the format (about one fp32
- * call in 2^22), the value is recomputed with MPFR. Proven on every one of
- * the 65,536 fp16 and bf16 inputs, and in fp32 on seeded random inputs and
- * on inputs built next to fp32 midpoints, against MPFR (tests/test_arith.c),
- * also with a libm simulated 48 ulps off; so the results do not depend on
- * the platform's libm.
+ * call in 2^22), the value is recomputed with MPFR. Proven on every input
+ * of fp16, bf16 and the 8- and 4-bit formats, and in fp32 and tf32 on
+ * seeded random inputs and on inputs built next to their midpoints, against
+ * MPFR (tests/test_arith.c), also with a libm simulated 48 ulps off; so the
+ * results do not depend on the platform's libm.
  * Faithful (error below one ulp; one of the two fp64 values around the
  * exact one) in fp64, as the C library gives them, checked on seeded random
  * inputs against MPFR: exp, exp2, log, log2, log1p, expm1.

@@ -12,25 +12,23 @@
 
 #include "fmt_inline.h"
 #include "ref_mpfr.h"
+#include "expect.h"
 #include "skv.h"
 
-enum { MAX_REPORTS = 10 };
 /* Double ulps by which test_elementary_exhaustive moves the libm result to
  * emulate a less accurate libm (SKV_FN_MARGIN allows 64). */
 enum { PERTURB = 48 };
 
-static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64};
-static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16};
+static const skv_format all_formats[] = {SKV_FP16, SKV_BF16, SKV_FP32, SKV_FP64, SKV_TF32, SKV_E4M3, SKV_E4M3_SAT,
+					   SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1};
+/* Formats too large to enumerate whose functions are correctly rounded. */
+static const skv_format wide_cr_formats[] = {SKV_FP32, SKV_TF32};
+/* Formats whose every input is tried (fp16 and bf16: 65,536 each). */
+static const skv_format narrow_formats[] = {SKV_FP16, SKV_BF16, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT,
+					      SKV_E2M1, SKV_E8M0, SKV_UE4M3};
+/* Formats of at most 8 bits: every pair of operands is tried. */
+static const skv_format tiny_formats[] = {SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT, SKV_E2M1, SKV_E8M0, SKV_UE4M3};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Splitmix64 (Steele, Lea, Flood 2014), local to the test. */
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
 
 /* Uniform integer in [lo, hi] (the tiny modulo bias is irrelevant here). */
 static int rand_int(uint64_t *s, int lo, int hi)
@@ -58,8 +56,9 @@ static const struct {
 };
 
 /*
- * Correct rounding of all six functions on every fp16 and every bf16 input
- * (NaN, infinities, zeros, subnormals and every domain error included),
+ * Correct rounding of all six functions on every input of fp16, bf16 and
+ * the formats of at most 8 bits (NaN, infinities, zeros, subnormals and
+ * every domain error included; the inputs decoded by the referee),
  * bit for bit against MPFR. The MPFR slow path of lib/arith.c is checked
  * alone on every input too, since the fast path rarely or never reaches it.
  * For information the test prints how many inputs the plain "libm double
@@ -74,8 +73,9 @@ static void test_elementary_exhaustive(void **state)
 		skv_format f = narrow_formats[i];
 		for (size_t k = 0; k < COUNT(fns); k++) {
 			long naive_wrong = 0, slow = 0, naive_pert = 0;
-			for (unsigned bits = 0; bits <= 0xffffu; bits++) {
-				double x = ref_decode16(f, bits);
+			const uint64_t npat = ref_npatterns(ref_fmt_of(f));
+			for (uint64_t bits = 0; bits < npat; bits++) {
+				double x = ref_decode(f, bits);
 				double want = ref_op1(f, fns[k].ref, x);
 				double got = fns[k].skv(f, x);
 				double y = fns[k].libm(x);
@@ -84,7 +84,8 @@ static void test_elementary_exhaustive(void **state)
 
 				if (!ref_same(skv_round(f, y), want))
 					naive_wrong++;
-				if (isfinite(y) && !(skv_round(f, y - d) == skv_round(f, y + d)))
+				const double lo = skv_round(f, y - d), hi = skv_round(f, y + d);
+				if (isfinite(y) && !(lo == hi || (lo != lo && hi != hi)))
 					slow++;
 				if (!ref_same(got, want) && ++nfail <= MAX_REPORTS)
 					print_error("%s:%d: %s %s(%a): got %a, want %a\n", __FILE__, __LINE__,
@@ -108,9 +109,10 @@ static void test_elementary_exhaustive(void **state)
 							    __LINE__, skv_format_name(f), fns[k].name, x, yp, got, want);
 				}
 			}
-			print_message("%s %-5s: libm rounded once wrong on %ld of 65536, slow path on %ld; "
+			print_message("%s %-5s: libm rounded once wrong on %ld of %llu, slow path on %ld; "
 				      "libm off by %d ulps: rounded once wrong on %ld, skv right on all\n",
-				      skv_format_name(f), fns[k].name, naive_wrong, slow, PERTURB, naive_pert);
+				      skv_format_name(f), fns[k].name, naive_wrong, (unsigned long long)npat, slow, PERTURB,
+				      naive_pert);
 		}
 	}
 	assert_int_equal(nfail, 0);
@@ -182,7 +184,7 @@ static double fn_input(uint64_t *s, skv_format f, skv_fn fn)
 			x = rand_value_e(s, f, rand_int(s, esub, emax), (splitmix64(s) % 64) == 0);
 		break;
 	}
-	return f == SKV_FP32 ? (double)(float)x : x; /* a value of f (hardware rounding) */
+	return f == SKV_FP64 ? x : ref_round(f, x); /* a value of f (the referee's rounding) */
 }
 
 /* The format neighbour of r on the side given by dir (> 0 up, < 0 down). */
@@ -231,60 +233,68 @@ static void test_elementary_faithful(void **state)
 }
 
 /*
- * fp32 is correctly rounded: seeded random inputs bit for bit against MPFR,
- * and inputs whose exact value lies next to an fp32 midpoint, where a libm
- * result rounded once can go the wrong way: exp(x) = 1 + x + x^2/2 + ... with
- * x an odd multiple of 2^-24 sits x^2/2 above the midpoint 1 + x; log1p and
- * expm1 of tiny x sit x^2/2 from x; log of 1 + x likewise. Each is also run
- * through skv_fn_finish_i with the libm result moved 48 ulps either way.
+ * fp32 and tf32 are correctly rounded: seeded random inputs bit for bit
+ * against MPFR, and inputs whose exact value lies next to a midpoint of the
+ * format (precision p), where a libm result rounded once can go the wrong
+ * way: exp(x) = 1 + x + x^2/2 + ... with x an odd multiple of 2^-p sits
+ * x^2/2 above the midpoint 1 + x; log1p and expm1 of tiny x sit x^2/2 from
+ * x; log of 1 + x likewise. Each is also run through skv_fn_finish_i with
+ * the libm result moved 48 ulps either way.
  */
-static void test_elementary_fp32_correct(void **state)
+static void check_wide_correct(skv_format f)
 {
 	const long n = 100000;
+	const double q = ldexp(1.0, -skv_format_precision(f));
 	long nfail = 0, slow = 0;
-	(void)state;
 	for (size_t k = 0; k < COUNT(fns); k++) {
 		uint64_t seed = UINT64_C(0xc0ffee00) + k;
 		for (long j = 0; j < n + 2 * 4096; j++) {
 			double x;
 			if (j < n) {
-				x = fn_input(&seed, SKV_FP32, fns[k].fn);
+				x = fn_input(&seed, f, fns[k].fn);
 			} else {
-				/* near a midpoint: x = (2i + 1) 2^-24 (exp, expm1, log1p), 1 + x (log, log2), or an
-				 * odd multiple of 2^-40 (exp2: 2^x = 1 + x ln 2 + ...) */
+				/* near a midpoint: x = (2i + 1) 2^-p (exp, expm1, log1p), 1 + x (log, log2), or an
+				 * odd multiple of 2^-(p+16) (exp2: 2^x = 1 + x ln 2 + ...) */
 				long i = (j - n) / 2;
 				double t = (double)(2 * i + 1);
 				int neg = (j - n) % 2;
 				switch (fns[k].fn) {
 				case SKV_FN_LOG:
-				case SKV_FN_LOG2: x = (double)(float)(1.0 + (neg ? -1 : 1) * t * 0x1p-24); break;
-				case SKV_FN_EXP2: x = (neg ? -1 : 1) * t * 0x1p-40; break;
-				default: x = (neg ? -1 : 1) * t * 0x1p-24; break;
+				case SKV_FN_LOG2: x = ref_round(f, 1.0 + (neg ? -1 : 1) * t * q); break;
+				case SKV_FN_EXP2: x = ref_round(f, (neg ? -1 : 1) * t * q * 0x1p-16); break;
+				default: x = ref_round(f, (neg ? -1 : 1) * t * q); break;
 				}
 			}
-			double want = ref_op1(SKV_FP32, fns[k].ref, x);
-			double got = fns[k].skv(SKV_FP32, x);
+			double want = ref_op1(f, fns[k].ref, x);
+			double got = fns[k].skv(f, x);
 			if (!ref_same(got, want) && ++nfail <= MAX_REPORTS)
-				print_error("%s:%d: fp32 %s(%a): got %a, want %a\n", __FILE__, __LINE__, fns[k].name, x,
-					    got, want);
+				print_error("%s:%d: %s %s(%a): got %a, want %a\n", __FILE__, __LINE__, skv_format_name(f),
+					    fns[k].name, x, got, want);
 			/* the same through a libm 48 ulps off */
 			double y = fns[k].libm(x);
 			for (int dir = -1; dir <= 1; dir += 2) {
 				double yp = y;
 				for (int u = 0; u < 48 && isfinite(yp) && yp != 0; u++)
 					yp = nextafter(yp, dir * INFINITY);
-				double g2 = skv_fn_finish_i(SKV_FP32, fns[k].fn, x, yp);
-				slow += !ref_same(skv_round(SKV_FP32, yp), g2);
+				double g2 = skv_fn_finish_i(f, fns[k].fn, x, yp);
+				slow += !ref_same(skv_round(f, yp), g2);
 				if (!ref_same(g2, want) && ++nfail <= MAX_REPORTS)
-					print_error("%s:%d: fp32 %s(%a) from y = %a: got %a, want %a\n", __FILE__, __LINE__,
-						    fns[k].name, x, yp, g2, want);
+					print_error("%s:%d: %s %s(%a) from y = %a: got %a, want %a\n", __FILE__, __LINE__,
+						    skv_format_name(f), fns[k].name, x, yp, g2, want);
 			}
 		}
 	}
-	print_message("fp32: correctly rounded on all inputs; the margin check corrected a libm 48 ulps off %ld "
-		      "times\n", slow);
+	print_message("%s: correctly rounded on all inputs; the margin check corrected a libm 48 ulps off %ld "
+		      "times\n", skv_format_name(f), slow);
 	assert_true(slow > 0); /* the near-midpoint inputs do reach the slow path */
 	assert_int_equal(nfail, 0);
+}
+
+static void test_elementary_wide_correct(void **state)
+{
+	(void)state;
+	for (size_t w = 0; w < COUNT(wide_cr_formats); w++)
+		check_wide_correct(wide_cr_formats[w]);
 }
 
 /* ----------------------------------------------- the basic operations */
@@ -413,6 +423,40 @@ static void test_basic_ops_random(void **state)
 	assert_int_equal(nfail, 0);
 }
 
+/*
+ * Formats of at most 8 bits: add, sub, mul and div on every pair of
+ * patterns and sqrt on every pattern (NaN, infinities and zeros included),
+ * and fma on every pair with three addends each: minus the referee's
+ * rounded product (the result is then the product's rounding error, or
+ * exact cancellation), a value near the product's magnitude, and any value.
+ */
+static void test_basic_ops_exhaustive(void **state)
+{
+	long nfail = 0;
+
+	(void)state;
+	for (size_t i = 0; i < COUNT(tiny_formats); i++) {
+		const skv_format f = tiny_formats[i];
+		const uint64_t npat = ref_npatterns(ref_fmt_of(f));
+		uint64_t seed = UINT64_C(0xe4a3) + (uint64_t)f;
+		for (uint64_t ia = 0; ia < npat; ia++) {
+			const double a = ref_decode(f, ia);
+			check_op(&nfail, OP_SQRT, f, a, 0, 0, __LINE__);
+			for (uint64_t ib = 0; ib < npat; ib++) {
+				const double b = ref_decode(f, ib), prod = ref_op2(f, mpfr_mul, a, b);
+				const double near = ref_decode(f, (ib ^ ia) & (npat - 1)) * ldexp(1.0, ilogb(prod) / 2);
+				const double cs[] = {isfinite(prod) ? -prod : 0.0, isfinite(near) ? ref_round(f, near) : 1.0,
+						     ref_decode(f, splitmix64(&seed) & (npat - 1))};
+				for (int op = OP_ADD; op <= OP_DIV; op++)
+					check_op(&nfail, (op_id)op, f, a, b, 0, __LINE__);
+				for (size_t c = 0; c < COUNT(cs); c++)
+					check_op(&nfail, OP_FMA, f, a, b, cs[c], __LINE__);
+			}
+		}
+	}
+	assert_int_equal(nfail, 0);
+}
+
 /* Special operands: every op on every pair from a list of zeros,
  * infinities, NaN, extremes and ones, in every format. */
 static void test_basic_ops_special(void **state)
@@ -465,14 +509,17 @@ static void test_inline_and_bad_format(void **state)
 		assert_true(isnan(fns[k].skv(bad, 0.5)));
 		assert_true(isnan(skv_fn_hard(bad, fns[k].fn, 0.5)));
 		assert_true(isnan(skv_fn_hard(SKV_FP64, fns[k].fn, 0.5)));
-		/* the slow path alone is correctly rounded in fp32 too */
-		uint64_t seed = UINT64_C(0x5109) + k;
-		for (int j = 0; j < 2000; j++) {
-			double x = fn_input(&seed, SKV_FP32, fns[k].fn);
-			double want = ref_op1(SKV_FP32, fns[k].ref, x), got = skv_fn_hard(SKV_FP32, fns[k].fn, x);
-			if (!ref_same(got, want))
-				fail_msg("%s:%d: fp32 slow path %s(%a) = %a, want %a", __FILE__, __LINE__, fns[k].name, x,
-					 got, want);
+		/* the slow path alone is correctly rounded in fp32 and tf32 too */
+		for (size_t w = 0; w < COUNT(wide_cr_formats); w++) {
+			const skv_format f = wide_cr_formats[w];
+			uint64_t seed = UINT64_C(0x5109) + k;
+			for (int j = 0; j < 2000; j++) {
+				double x = fn_input(&seed, f, fns[k].fn);
+				double want = ref_op1(f, fns[k].ref, x), got = skv_fn_hard(f, fns[k].fn, x);
+				if (!ref_same(got, want))
+					fail_msg("%s:%d: %s slow path %s(%a) = %a, want %a", __FILE__, __LINE__,
+						 skv_format_name(f), fns[k].name, x, got, want);
+			}
 		}
 	}
 	assert_true(isnan(skv_fn_hard(SKV_FP16, (skv_fn)SKV_NFNS, 0.5)));
@@ -483,8 +530,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_elementary_exhaustive),
 		cmocka_unit_test(test_elementary_faithful),
-		cmocka_unit_test(test_elementary_fp32_correct),
+		cmocka_unit_test(test_elementary_wide_correct),
 		cmocka_unit_test(test_basic_ops_random),
+		cmocka_unit_test(test_basic_ops_exhaustive),
 		cmocka_unit_test(test_basic_ops_special),
 		cmocka_unit_test(test_inline_and_bad_format),
 	};
