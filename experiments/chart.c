@@ -97,13 +97,13 @@ static void put_num(FILE *f, double x)
 		fputs(" NaN", f);
 }
 
+/* A value that names a number format of the library's table: its rank
+ * there, from 1 (so fp16 is colour 1, bf16 2, fp32 3, fp64 4 in every
+ * chart); 0 for any other value. */
 static int is_format(const char *v)
 {
-	static const char *const fmts[] = {"fp16", "bf16", "fp32", "fp64"};
-	for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++)
-		if (strcmp(v, fmts[i]) == 0)
-			return (int)i + 1;
-	return 0;
+	skv_format f;
+	return skv_format_parse(&f, v) == SKV_OK ? (int)f + 1 : 0;
 }
 
 /* Everything the writer derives before printing. */

@@ -19,7 +19,18 @@
 	}                                                                                         \
 	static const char *tag##_name(unsigned v) { return namefn((type)v); }
 
-SKV_APP_ENUM_ADAPTERS(format, skv_format, skv_format_parse, skv_format_name)
+/* Stage formats: the value formats of the library's table. A scale-only
+ * format (e8m0, ue4m3) is no stage's format: it is neither listed nor
+ * parsed here. */
+static int format_parse(unsigned *v, const char *s)
+{
+	skv_format x;
+	if (skv_format_parse(&x, s) != SKV_OK || skv_format_is_scale(x))
+		return SKV_EINVAL;
+	*v = (unsigned)x;
+	return SKV_OK;
+}
+static const char *format_name(unsigned v) { return skv_format_is_scale((skv_format)v) ? NULL : skv_format_name((skv_format)v); }
 SKV_APP_ENUM_ADAPTERS(dist, skv_dist, skv_dist_parse, skv_dist_name)
 SKV_APP_ENUM_ADAPTERS(merge, skv_merge, skv_merge_parse, skv_merge_name)
 SKV_APP_ENUM_ADAPTERS(order, skv_order, skv_order_parse, skv_order_name)
@@ -167,7 +178,9 @@ void skv_app_param_allowed(char *buf, size_t n, int id)
 	switch (p->type) {
 	case SKV_APP_ENUM:
 		for (unsigned v = 0; v < p->en->count; v++) {
-			int w = snprintf(buf + len, n - len, "%s%s", v ? ", " : "", p->en->name(v));
+			if (!p->en->name(v))
+				continue; /* not a value of this parameter (a scale format) */
+			int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", p->en->name(v));
 			if (w < 0 || (size_t)w >= n - len)
 				return;
 			len += (size_t)w;

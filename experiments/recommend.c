@@ -84,7 +84,12 @@ void skv_rec_usage(FILE *f)
 		fprintf(f, " %s", skv_preset_at(i)->name);
 	fputs("\n"
 	      "  --input --compute --p --partial --lse --combine --output=FMT\n"
-	      "                     override one stage format (fp16, bf16, fp32, fp64)\n"
+	      "                     override one stage format (",
+	      f);
+	for (int i = 0, k = 0; i < SKV_NFORMATS; i++)
+		if (!skv_format_is_scale((skv_format)i))
+			fprintf(f, "%s%s", k++ ? ", " : "", skv_format_name((skv_format)i));
+	fputs(")\n"
 	      "  --lse-base=e|2|e2  override the LSE base\n"
 	      "  --lse-offset=X     added to every score: the expected LSE magnitude (0)\n"
 	      "  --dist=gaussian|sink|ramp, --score-scale=X   the random problems (gaussian, 0.5)\n"

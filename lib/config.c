@@ -14,8 +14,8 @@ int skv_config_check(const skv_config *c)
 		return SKV_EINVAL;
 	const skv_format fs[] = {c->input, c->partial, c->compute, c->p, c->lse, c->combine, c->output};
 	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
-		if ((unsigned)fs[i] >= SKV_NFORMATS)
-			return SKV_EINVAL;
+		if ((unsigned)fs[i] >= SKV_NFORMATS || skv_format_is_scale(fs[i]))
+			return SKV_EINVAL; /* a scale format (e8m0, ue4m3) holds no signed value */
 	if ((unsigned)c->base >= SKV_NBASES)
 		return SKV_EINVAL;
 	return SKV_OK;

@@ -41,12 +41,22 @@ static double *alloc_matrix(size_t rows, size_t cols)
 /* Fills m[0..count) with RN_f(RN64(mult * z)) for consecutive normal draws z;
  * the multiplication by 1.0 is exact, so K and V are RN_f(z). Returns 0 when
  * a value overflowed the format. */
+/* Whether x rounded to f (as r) is a value f holds, not an overflow: a
+ * finite result, and for a saturating format one that did not saturate
+ * (|x| beyond the largest finite value is refused there, as the same x
+ * overflows an IEEE format or becomes NaN in e4m3). */
+static int fits(double r, double x, skv_format f)
+{
+	return isfinite(r) && (skv_format_overflow(f) != SKV_OVERFLOW_SAT || fabs(x) <= skv_format_max(f));
+}
+
 static int draw(double *m, size_t count, double mult, skv_format f, skv_rng *r)
 {
 	int ok = 1;
 	for (size_t i = 0; i < count; i++) {
-		m[i] = skv_round(f, mult * skv_rng_normal(r));
-		ok &= isfinite(m[i]) != 0;
+		const double x = mult * skv_rng_normal(r);
+		m[i] = skv_round(f, x);
+		ok &= fits(m[i], x, f);
 	}
 	return ok;
 }
@@ -72,7 +82,7 @@ static int place_sink(skv_problem *p, skv_format f)
 	int ok = isfinite(t) != 0;
 	for (size_t i = 0; i < p->d; i++) {
 		p->k[i] = skv_round(f, p->q[i] * t);
-		ok &= isfinite(p->k[i]) != 0;
+		ok &= fits(p->k[i], p->q[i] * t, f);
 	}
 	return ok;
 }
@@ -98,8 +108,9 @@ static int place_ramp(skv_problem *p, skv_format f)
 		double t = c * (double)j;
 		for (size_t i = 0; i < p->d; i++) {
 			double *kj = &p->k[j * p->d + i];
-			*kj = skv_round(f, *kj + p->q[i] * t);
-			ok &= isfinite(*kj) != 0;
+			const double x = *kj + p->q[i] * t;
+			*kj = skv_round(f, x);
+			ok &= fits(*kj, x, f);
 		}
 	}
 	return ok;
@@ -109,7 +120,7 @@ int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dis
 		     double score_scale, skv_format input, uint64_t seed)
 {
 	if (!p || nq == 0 || n == 0 || d == 0 || !isfinite(score_scale) || !(score_scale > 0.0) ||
-	    (unsigned)input >= SKV_NFORMATS || (unsigned)dist >= SKV_NDISTS)
+	    (unsigned)input >= SKV_NFORMATS || skv_format_is_scale(input) || (unsigned)dist >= SKV_NDISTS)
 		return SKV_EINVAL;
 	skv_problem t = {.nq = nq, .n = n, .d = d, .scale = 1.0 / sqrt((double)d)};
 	t.q = alloc_matrix(nq, d);

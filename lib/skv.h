@@ -206,8 +206,10 @@ typedef struct {
 /* Draws a problem from the seed: q first, then K, then V, row-major, one
  * skv_rng_normal each, times score_scale for q, rounded to input.
  * SKV_EINVAL for nq, n or d of 0, a non-finite or non-positive score_scale,
- * or a bad format/dist; SKV_ENOMEM; SKV_ERANGE when a drawn value (or a
- * sink or ramp key) overflows the input format, or the sink or ramp has no
+ * or a bad format/dist (a scale-only format included); SKV_ENOMEM;
+ * SKV_ERANGE when a drawn value (or a sink or ramp key) overflows the input
+ * format (in a saturating format: lies beyond its largest finite value, so
+ * the problem is never silently clipped), or the sink or ramp has no
  * direction (query row 0 rounded to all zeros). The sink key is
  * k_0 = RN(q_0 * t) with t set so that scale * (q_0 . k_0) = log(n) + 2
  * before rounding; the ramp adds q_0 * t_j to key j (lib/problem.c). */
@@ -314,7 +316,8 @@ typedef struct {
 
 /* Every stage in format f, natural base. */
 skv_config skv_config_uniform(skv_format f);
-/* SKV_EINVAL if a field is out of range. */
+/* SKV_EINVAL if a field is out of range, or a stage is given a scale-only
+ * format (e8m0, ue4m3: they hold no signed value). */
 int skv_config_check(const skv_config *c);
 
 /* -------------------------------------------------------------- split kernel */

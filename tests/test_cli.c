@@ -109,9 +109,9 @@ static void test_bad_inputs(void **state)
 	CHECK_PARSE("merge-rule", "--fo=1", 2, "skv: unknown parameter '--fo' (see skv run --help)");
 	CHECK_PARSE("merge-rule", "--fo", 2, "skv: unknown parameter '--fo' (see skv run --help)");
 	CHECK_PARSE("merge-rule", "--partial=fp8", 2,
-		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64)");
+		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)");
 	CHECK_PARSE("merge-rule", "--partial=fp16,fp8", 2,
-		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64)");
+		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)");
 	CHECK_PARSE("merge-rule", "--order=sideways", 2,
 		    "skv: unknown order 'sideways' for --order (expected seq, rev, tree, random, asc, desc, strided)");
 	CHECK_PARSE("merge-rule", "--merge=median", 2,
@@ -343,7 +343,7 @@ static void test_main_bad_input(void **state)
 	snprintf(outflag, sizeof outflag, "--out=%s", out);
 	{
 		char *argv[] = {"skv", "run", "merge-rule", "--partial=fp8", outflag};
-		check_main_fails(2, "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64)\n", 5,
+		check_main_fails(2, "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)\n", 5,
 				 argv, out, __LINE__);
 	}
 	{
@@ -564,7 +564,7 @@ static void test_binary(void **state)
 	snprintf(path, sizeof path, "%s/err.txt", scratch);
 	char *e = slurp(path);
 	assert_non_null(e);
-	assert_string_equal(e, "skv: unknown format 'fp8' for --lse (expected fp16, bf16, fp32, fp64)\n");
+	assert_string_equal(e, "skv: unknown format 'fp8' for --lse (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)\n");
 	free(e);
 	unlink(path);
 	snprintf(cmd, sizeof cmd, "'%s' --version >/dev/null", skv_path);

@@ -423,8 +423,9 @@ static void test_dd_round(void **state)
 		double hi = ldexp((double)(x >> 11) * 0x1p-53 + 0.5, (int)(x % 80) - 40);
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		double lo = ((double)(x >> 11) * 0x1p-53 - 0.5) * (nextafter(hi, INFINITY) - hi);
-		for (int f = 0; f < SKV_NFORMATS; f++)
-			check_dd_round((skv_format)f, hi, lo, __LINE__);
+		for (int f = 0; f < SKV_NFORMATS; f++) /* the others: test_dd_round.c */
+			if (skv_format_overflow((skv_format)f) == SKV_OVERFLOW_INF)
+				check_dd_round((skv_format)f, hi, lo, __LINE__);
 	}
 	check_dd_round(SKV_FP16, 1.0, 0.0, __LINE__);
 }

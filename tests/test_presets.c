@@ -85,7 +85,7 @@ static void test_input_follows(void **state)
 	assert_int_equal(c.output, SKV_FP16);
 	assert_int_equal(c.p, SKV_FP32); /* FlashInfer keeps P in fp32 */
 	assert_int_equal(skv_preset_resolve(&c, &m, NULL, SKV_FP16), SKV_EINVAL);
-	assert_int_equal(skv_preset_resolve(&c, &m, skv_preset_find("fa2"), (skv_format)9), SKV_EINVAL);
+	assert_int_equal(skv_preset_resolve(&c, &m, skv_preset_find("fa2"), (skv_format)SKV_NFORMATS), SKV_EINVAL);
 }
 
 /* Empty-split behaviour of each system: the merged LSE and whether the

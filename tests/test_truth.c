@@ -121,7 +121,10 @@ static void test_vs_naive_random(void **state)
 	const double sscales[] = {0.5, 4, 40, 1000};
 	const size_t shapes[][2] = {{1, 1}, {2, 3}, {7, 8}, {33, 5}};
 	uint64_t seed = 100;
-	for (int f = 0; f < SKV_NFORMATS; f++)
+	for (int f = 0; f < SKV_NFORMATS; f++) {
+		/* value formats with fp16's range at least (the narrower ones: test_formats.c) */
+		if (skv_format_is_scale((skv_format)f) || skv_format_max((skv_format)f) < 65504)
+			continue;
 		for (int dist = 0; dist < SKV_NDISTS; dist++)
 			for (size_t s = 0; s < sizeof sscales / sizeof sscales[0]; s++)
 				for (size_t h = 0; h < sizeof shapes / sizeof shapes[0]; h++) {
@@ -139,6 +142,7 @@ static void test_vs_naive_random(void **state)
 					}
 					skv_problem_free(&p);
 				}
+	}
 }
 
 /* A hand-built problem: q (one row) and m keys, v from the generator. */
