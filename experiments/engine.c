@@ -113,7 +113,7 @@ static uint64_t bits_of(double x)
 
 static skv_config config_of(const skv_app_value *v)
 {
-	skv_config c;
+	skv_config c = skv_config_uniform(SKV_FP32); /* every field set, the new ones included */
 	c.input = (skv_format)v[SKV_APP_P_INPUT].u;
 	c.compute = (skv_format)v[SKV_APP_P_COMPUTE].u;
 	c.p = (skv_format)v[SKV_APP_P_P].u;
