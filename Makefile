@@ -1,6 +1,6 @@
 # skv - one Makefile: `make`, `make check`, `make sanitize`, `make fuzz`, `make report`, `make bench`.
 # Sources are found by wildcard: lib/*.c is the library, experiments/*.c the
-# program (experiments/main.c holds main), tests/test_*.c one cmocka binary each.
+# program (experiments/cli/main.c holds main), tests/test_*.c one cmocka binary each.
 
 CC      ?= gcc
 OPT     ?= -O2
@@ -14,7 +14,7 @@ LDLIBS  += -lmpfr -lgmp -lm
 B       ?= build
 
 LIB_SRC  := $(wildcard lib/*.c)
-APP_SRC  := $(filter-out experiments/main.c,$(wildcard experiments/*.c))
+APP_SRC  := $(filter-out experiments/cli/main.c,$(wildcard experiments/*/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC:= $(wildcard tests/bench_*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -32,7 +32,7 @@ $(DEPS_OK):
 	@mkdir -p $(B) && touch $@
 deps: $(DEPS_OK)
 
-$(B)/%.o: %.c $(wildcard lib/*.h experiments/*.h) | $(DEPS_OK)
+$(B)/%.o: %.c $(wildcard lib/*.h experiments/*/*.h) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iexperiments -c -o $@ $<
 
@@ -44,7 +44,7 @@ $(B)/libskvapp.a: $(APP_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/skv: $(B)/experiments/main.o $(B)/libskvapp.a $(B)/libskv.a
+$(B)/skv: $(B)/experiments/cli/main.o $(B)/libskvapp.a $(B)/libskv.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/%: $(B)/tests/%.o $(B)/libskvapp.a $(B)/libskv.a
@@ -69,7 +69,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FZ)/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=$(FZ)/%.o) $(APP_SRC:%.c=$(FZ)/%.o)
 
-$(FZ)/%.o: %.c $(wildcard lib/*.h experiments/*.h) | $(DEPS_OK)
+$(FZ)/%.o: %.c $(wildcard lib/*.h experiments/*/*.h) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	@echo "  CC (fuzz) $<"
 	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tensors.h"
+#include "io/tensors.h"
 #include "testutil.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "cli/cli.h"
 
 /* A scratch folder per test binary, removed at the end. */
 static char scratch[256];
@@ -34,7 +34,7 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Runs skv_app_main with stdout and stderr captured into out and err. */
+/* Runs cli_main with stdout and stderr captured into out and err. */
 static int run_main(char *out, size_t nout, char *err, size_t nerr, int argc, char **argv)
 {
 	fflush(stdout);
@@ -45,7 +45,7 @@ static int run_main(char *out, size_t nout, char *err, size_t nerr, int argc, ch
 	assert_non_null(t2);
 	dup2(fileno(t1), 1);
 	dup2(fileno(t2), 2);
-	int st = skv_app_main(argc, argv);
+	int st = cli_main(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(s1, 1);
@@ -77,25 +77,25 @@ static size_t count_entries(const char *dir)
 
 static void check_parse(const char *exp, const char *flags, int want_status, const char *want_msg, int line)
 {
-	skv_app_spec s;
-	skv_app_error e = {NULL};
-	int st = skv_app_spec_init(&s, exp, &e);
-	if (st == SKV_APP_EXIT_OK) {
+	run_spec s;
+	message e = {NULL};
+	int st = catalog_spec_init(&s, exp, &e);
+	if (st == SKV_OK) {
 		char *buf = strdup(flags), *argv[16], *save = NULL;
 		int argc = 0;
 		for (char *t = strtok_r(buf, " ", &save); t && argc < (int)(sizeof argv / sizeof argv[0]);
 		     t = strtok_r(NULL, " ", &save))
 			argv[argc++] = t;
-		st = skv_app_spec_args(&s, argc, argv, &e);
-		if (st == SKV_APP_EXIT_OK)
-			st = skv_app_spec_check(&s, &e);
+		st = spec_args(&s, argc, argv, &e);
+		if (st == SKV_OK)
+			st = spec_check(&s, &e);
 		free(buf);
-		skv_app_spec_free(&s);
+		spec_free(&s);
 	}
-	if (st != want_status || strcmp(skv_app_error_text(&e), want_msg) != 0)
+	if (st != want_status || strcmp(msg_text(&e), want_msg) != 0)
 		fail_msg("%s:%d: skv run %s %s: status %d message \"%s\", expected %d \"%s\"", __FILE__, line, exp,
-			 flags, st, skv_app_error_text(&e), want_status, want_msg);
-	skv_app_error_free(&e);
+			 flags, st, msg_text(&e), want_status, want_msg);
+	msg_free(&e);
 }
 
 #define CHECK_PARSE(exp, flags, status, msg) check_parse(exp, flags, status, msg, __LINE__)
@@ -103,55 +103,55 @@ static void check_parse(const char *exp, const char *flags, int want_status, con
 static void test_bad_inputs(void **state)
 {
 	(void)state;
-	CHECK_PARSE("nope", "", 2,
+	CHECK_PARSE("nope", "", SKV_EINVAL,
 		    "skv: unknown experiment 'nope' (expected split-count, lse-magnitude, reduction-order, "
 		    "merge-rule, uneven-splits, block-size, systems, empty-splits)");
-	CHECK_PARSE("merge-rule", "--fo=1", 2, "skv: unknown parameter '--fo' (see skv run --help)");
-	CHECK_PARSE("merge-rule", "--fo", 2, "skv: unknown parameter '--fo' (see skv run --help)");
-	CHECK_PARSE("merge-rule", "--partial=fp8", 2,
+	CHECK_PARSE("merge-rule", "--fo=1", SKV_EINVAL, "skv: unknown parameter '--fo' (see skv run --help)");
+	CHECK_PARSE("merge-rule", "--fo", SKV_EINVAL, "skv: unknown parameter '--fo' (see skv run --help)");
+	CHECK_PARSE("merge-rule", "--partial=fp8", SKV_EINVAL,
 		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)");
-	CHECK_PARSE("merge-rule", "--partial=fp16,fp8", 2,
+	CHECK_PARSE("merge-rule", "--partial=fp16,fp8", SKV_EINVAL,
 		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)");
-	CHECK_PARSE("merge-rule", "--order=sideways", 2,
+	CHECK_PARSE("merge-rule", "--order=sideways", SKV_EINVAL,
 		    "skv: unknown order 'sideways' for --order (expected seq, rev, tree, random, asc, desc, strided)");
-	CHECK_PARSE("merge-rule", "--merge=median", 2,
+	CHECK_PARSE("merge-rule", "--merge=median", SKV_EINVAL,
 		    "skv: unknown merge 'median' for --merge (expected onepass, pairwise, mean, sum, flex)");
-	CHECK_PARSE("merge-rule", "--lse-base=10", 2, "skv: unknown LSE base '10' for --lse-base (expected e, 2, e2)");
-	CHECK_PARSE("merge-rule", "--layout=zigzag", 2,
+	CHECK_PARSE("merge-rule", "--lse-base=10", SKV_EINVAL, "skv: unknown LSE base '10' for --lse-base (expected e, 2, e2)");
+	CHECK_PARSE("merge-rule", "--layout=zigzag", SKV_EINVAL,
 		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty)");
-	CHECK_PARSE("merge-rule", "--ctx=12x", 2,
+	CHECK_PARSE("merge-rule", "--ctx=12x", SKV_EINVAL,
 		    "skv: malformed number '12x' for --ctx (expected an integer in [1, 16777216])");
-	CHECK_PARSE("merge-rule", "--ctx=-1", 2,
+	CHECK_PARSE("merge-rule", "--ctx=-1", SKV_EINVAL,
 		    "skv: malformed number '-1' for --ctx (expected an integer in [1, 16777216])");
-	CHECK_PARSE("merge-rule", "--ctx=+5", 2,
+	CHECK_PARSE("merge-rule", "--ctx=+5", SKV_EINVAL,
 		    "skv: malformed number '+5' for --ctx (expected an integer in [1, 16777216])");
-	CHECK_PARSE("merge-rule", "--ctx=1.5", 2,
+	CHECK_PARSE("merge-rule", "--ctx=1.5", SKV_EINVAL,
 		    "skv: malformed number '1.5' for --ctx (expected an integer in [1, 16777216])");
-	CHECK_PARSE("merge-rule", "--ctx=0", 2, "skv: --ctx=0 is out of range (expected an integer in [1, 16777216])");
-	CHECK_PARSE("merge-rule", "--seed=18446744073709551616", 2,
+	CHECK_PARSE("merge-rule", "--ctx=0", SKV_EINVAL, "skv: --ctx=0 is out of range (expected an integer in [1, 16777216])");
+	CHECK_PARSE("merge-rule", "--seed=18446744073709551616", SKV_EINVAL,
 		    "skv: --seed=18446744073709551616 is out of range (expected an integer in [0, "
 		    "18446744073709551615])");
-	CHECK_PARSE("merge-rule", "--lse-offset=1e", 2,
+	CHECK_PARSE("merge-rule", "--lse-offset=1e", SKV_EINVAL,
 		    "skv: malformed number '1e' for --lse-offset (expected a number in [-1000000000, 1000000000])");
-	CHECK_PARSE("merge-rule", "--lse-offset=nan", 2,
+	CHECK_PARSE("merge-rule", "--lse-offset=nan", SKV_EINVAL,
 		    "skv: malformed number 'nan' for --lse-offset (expected a number in [-1000000000, 1000000000])");
-	CHECK_PARSE("merge-rule", "--lse-offset=1e999", 2,
+	CHECK_PARSE("merge-rule", "--lse-offset=1e999", SKV_EINVAL,
 		    "skv: --lse-offset=1e999 is out of range (expected a number in [-1000000000, 1000000000])");
-	CHECK_PARSE("merge-rule", "--score-scale=0", 2,
+	CHECK_PARSE("merge-rule", "--score-scale=0", SKV_EINVAL,
 		    "skv: --score-scale=0 is out of range (expected a number in (0, 1000000])");
-	CHECK_PARSE("merge-rule", "--trials=0", 2,
+	CHECK_PARSE("merge-rule", "--trials=0", SKV_EINVAL,
 		    "skv: --trials=0 is out of range (expected an integer in [1, 1000000])");
-	CHECK_PARSE("merge-rule", "--trials=1,2", 2, "skv: --trials takes one value, not a list ('1,2')");
-	CHECK_PARSE("merge-rule", "--splits=1,,2", 2, "skv: empty value in --splits=1,,2");
-	CHECK_PARSE("merge-rule", "--splits=", 2, "skv: empty value in --splits=");
-	CHECK_PARSE("merge-rule", "--ctx=16 --splits=8,32", 2, "skv: --splits=32 is greater than --ctx=16");
-	CHECK_PARSE("merge-rule", "--ctx=16,64 --splits=32", 2, "skv: --splits=32 is greater than --ctx=16");
-	CHECK_PARSE("merge-rule", "--causal=1", 2, "skv: --causal does not apply to experiment merge-rule");
-	CHECK_PARSE("block-size", "--splits=2", 2, "skv: --splits does not apply to experiment block-size");
-	CHECK_PARSE("merge-rule", "splits=2", 2, "skv: unexpected argument 'splits=2' (flags are --name=value)");
-	CHECK_PARSE("merge-rule", "--ctx", 2, "skv: --ctx needs a value (--ctx=VALUE)");
-	CHECK_PARSE("merge-rule", "--out=", 2, "skv: --out needs a folder name");
-	CHECK_PARSE("merge-rule", "--trials=1000000 --ctx=1024,2048", 2,
+	CHECK_PARSE("merge-rule", "--trials=1,2", SKV_EINVAL, "skv: --trials takes one value, not a list ('1,2')");
+	CHECK_PARSE("merge-rule", "--splits=1,,2", SKV_EINVAL, "skv: empty value in --splits=1,,2");
+	CHECK_PARSE("merge-rule", "--splits=", SKV_EINVAL, "skv: empty value in --splits=");
+	CHECK_PARSE("merge-rule", "--ctx=16 --splits=8,32", SKV_EINVAL, "skv: --splits=32 is greater than --ctx=16");
+	CHECK_PARSE("merge-rule", "--ctx=16,64 --splits=32", SKV_EINVAL, "skv: --splits=32 is greater than --ctx=16");
+	CHECK_PARSE("merge-rule", "--causal=1", SKV_EINVAL, "skv: --causal does not apply to experiment merge-rule");
+	CHECK_PARSE("block-size", "--splits=2", SKV_EINVAL, "skv: --splits does not apply to experiment block-size");
+	CHECK_PARSE("merge-rule", "splits=2", SKV_EINVAL, "skv: unexpected argument 'splits=2' (flags are --name=value)");
+	CHECK_PARSE("merge-rule", "--ctx", SKV_EINVAL, "skv: --ctx needs a value (--ctx=VALUE)");
+	CHECK_PARSE("merge-rule", "--out=", SKV_EINVAL, "skv: --out needs a folder name");
+	CHECK_PARSE("merge-rule", "--trials=1000000 --ctx=1024,2048", SKV_EINVAL,
 		    "skv: the sweep is too large (points x trials above 1000000 rows); shorten a list");
 	/* And the good forms. */
 	CHECK_PARSE("merge-rule", "--ctx 64 --splits=1,2 --lse-offset=-1e3,0x1p3 --seed=18446744073709551615", 0, "");
@@ -160,25 +160,25 @@ static void test_bad_inputs(void **state)
 static void test_defaults_and_table(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < skv_app_nexperiments; i++) {
-		skv_app_spec s;
-		skv_app_error e = {NULL};
-		int st = skv_app_spec_init(&s, skv_app_experiments[i].name, &e);
-		if (st == SKV_APP_EXIT_OK)
-			st = skv_app_spec_check(&s, &e);
-		if (st != SKV_APP_EXIT_OK)
-			fail_msg("%s:%d: defaults of %s: %s", __FILE__, __LINE__, skv_app_experiments[i].name, skv_app_error_text(&e));
+	for (size_t i = 0; i < nexperiments; i++) {
+		run_spec s;
+		message e = {NULL};
+		int st = catalog_spec_init(&s, experiments[i].name, &e);
+		if (st == SKV_OK)
+			st = spec_check(&s, &e);
+		if (st != SKV_OK)
+			fail_msg("%s:%d: defaults of %s: %s", __FILE__, __LINE__, experiments[i].name, msg_text(&e));
 		assert_string_equal(s.out, "results");
-		for (int p = 0; p < SKV_APP_NPARAMS; p++)
+		for (int p = 0; p < NPARAMS; p++)
 			assert_int_equal(s.given[p], 0);
-		skv_app_spec_free(&s);
+		spec_free(&s);
 	}
 	/* Column = flag with '-' -> '_', every default parses, threads has no column. */
-	for (int p = 0; p < SKV_APP_NPARAMS; p++) {
-		const skv_app_param *q = &skv_app_params[p];
+	for (int p = 0; p < NPARAMS; p++) {
+		const param_def *q = &params[p];
 		assert_non_null(q->flag);
-		assert_int_equal(skv_app_param_find(q->flag), p);
-		if (p == SKV_APP_P_THREADS) {
+		assert_int_equal(param_find(q->flag), p);
+		if (p == P_THREADS) {
 			assert_null(q->column);
 			continue;
 		}
@@ -194,45 +194,45 @@ static void test_defaults_and_table(void **state)
 static void test_lists_and_point_order(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_error e = {NULL};
-	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), 0);
+	run_spec s;
+	message e = {NULL};
+	assert_int_equal(catalog_spec_init(&s, "split-count", &e), 0);
 	char *argv[] = {"--splits=1,4,16", "--partial=fp16,fp64", "--lse=bf16", "--trials=3", "--seed=7,9"};
-	assert_int_equal(skv_app_spec_args(&s, 5, argv, &e), 0);
-	assert_int_equal(skv_app_spec_check(&s, &e), 0);
-	assert_int_equal(s.given[SKV_APP_P_SPLITS], 1);
-	assert_int_equal(s.given[SKV_APP_P_CTX], 0);
-	assert_int_equal(s.list[SKV_APP_P_SPLITS].n, 3);
+	assert_int_equal(spec_args(&s, 5, argv, &e), 0);
+	assert_int_equal(spec_check(&s, &e), 0);
+	assert_int_equal(s.given[P_SPLITS], 1);
+	assert_int_equal(s.given[P_CTX], 0);
+	assert_int_equal(s.list[P_SPLITS].n, 3);
 	/* 3 splits x 2 partial x 2 seeds, trials not a sweep. */
-	assert_int_equal(skv_app_spec_npoints(&s), 12);
-	assert_int_equal(skv_app_spec_trials(&s), 3);
+	assert_int_equal(spec_npoints(&s), 12);
+	assert_int_equal(spec_trials(&s), 3);
 	/* Table order with the last parameter fastest: splits, partial, seed. */
 	const uint64_t want_splits[12] = {1, 1, 1, 1, 4, 4, 4, 4, 16, 16, 16, 16};
 	const uint64_t want_partial[12] = {SKV_FP16, SKV_FP16, SKV_FP64, SKV_FP64, SKV_FP16, SKV_FP16,
 					   SKV_FP64, SKV_FP64, SKV_FP16, SKV_FP16, SKV_FP64, SKV_FP64};
 	const uint64_t want_seed[12] = {7, 9, 7, 9, 7, 9, 7, 9, 7, 9, 7, 9};
 	for (size_t p = 0; p < 12; p++) {
-		skv_app_value v[SKV_APP_NPARAMS];
-		skv_app_spec_point(&s, p, v);
-		assert_int_equal(v[SKV_APP_P_SPLITS].u, want_splits[p]);
-		assert_int_equal(v[SKV_APP_P_PARTIAL].u, want_partial[p]);
-		assert_int_equal(v[SKV_APP_P_SEED].u, want_seed[p]);
-		assert_int_equal(v[SKV_APP_P_LSE].u, SKV_BF16);
-		assert_int_equal(v[SKV_APP_P_CTX].u, 16384);
+		param_value v[NPARAMS];
+		spec_point(&s, p, v);
+		assert_int_equal(v[P_SPLITS].u, want_splits[p]);
+		assert_int_equal(v[P_PARTIAL].u, want_partial[p]);
+		assert_int_equal(v[P_SEED].u, want_seed[p]);
+		assert_int_equal(v[P_LSE].u, SKV_BF16);
+		assert_int_equal(v[P_CTX].u, 16384);
 	}
 	/* A flag given twice in one set of flags is refused (D25); a later set
 	 * (the suite's command line over a line) overrides an earlier one. */
 	char *again[] = {"--splits=2", "--splits", "8"};
-	assert_int_equal(skv_app_spec_args(&s, 3, again, &e), 2);
-	assert_string_equal(skv_app_error_text(&e),
+	assert_int_equal(spec_args(&s, 3, again, &e), SKV_EINVAL);
+	assert_string_equal(msg_text(&e),
 			    "skv: --splits is given twice (--splits=2 and --splits=8); give one list instead");
-	assert_int_equal(s.list[SKV_APP_P_SPLITS].v[0].u, 2);
+	assert_int_equal(s.list[P_SPLITS].v[0].u, 2);
 	char *later[] = {"--splits=8"};
-	assert_int_equal(skv_app_spec_args(&s, 1, later, &e), 0);
-	assert_int_equal(s.list[SKV_APP_P_SPLITS].n, 1);
-	assert_int_equal(s.list[SKV_APP_P_SPLITS].v[0].u, 8);
-	skv_app_error_free(&e);
-	skv_app_spec_free(&s);
+	assert_int_equal(spec_args(&s, 1, later, &e), 0);
+	assert_int_equal(s.list[P_SPLITS].n, 1);
+	assert_int_equal(s.list[P_SPLITS].v[0].u, 8);
+	msg_free(&e);
+	spec_free(&s);
 }
 
 static void test_format_double(void **state)
@@ -242,19 +242,19 @@ static void test_format_double(void **state)
 	const double xs[] = {0.1, 1.0 / 3.0, 0.5, 1e-300, 4.9406564584124654e-324, 1.7976931348623157e308, -2.5,
 			     123456789.0, 0x1.fffffffffffffp-1};
 	for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
-		skv_app_format_double(b, sizeof b, xs[i]);
+		format_double(b, sizeof b, xs[i]);
 		if (strtod(b, NULL) != xs[i])
 			fail_msg("%s:%d: %a printed as %s does not read back", __FILE__, __LINE__, xs[i], b);
 	}
-	skv_app_format_double(b, sizeof b, 0.1);
+	format_double(b, sizeof b, 0.1);
 	assert_string_equal(b, "0.1");
-	skv_app_format_double(b, sizeof b, INFINITY);
+	format_double(b, sizeof b, INFINITY);
 	assert_string_equal(b, "inf");
-	skv_app_format_double(b, sizeof b, -INFINITY);
+	format_double(b, sizeof b, -INFINITY);
 	assert_string_equal(b, "-inf");
-	skv_app_format_double(b, sizeof b, -NAN);
+	format_double(b, sizeof b, -NAN);
 	assert_string_equal(b, "nan");
-	skv_app_format_double(b, sizeof b, 1000.0);
+	format_double(b, sizeof b, 1000.0);
 	assert_string_equal(b, "1000");
 }
 
@@ -274,40 +274,40 @@ static void test_layouts(void **state)
 	const size_t ns[] = {1, 7, 64, 1000, 4096};
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		for (size_t S = 1; S <= 128 && S <= ns[i]; S++)
-			for (int l = 0; l < SKV_APP_NLAYOUTS; l++) {
-				int st = skv_app_layout_bounds(b, ns[i], S, (skv_app_layout)l, 99);
-				if (l == SKV_APP_LAYOUT_LAST_EMPTY && S == 1) {
+			for (int l = 0; l < NLAYOUTS; l++) {
+				int st = layout_bounds(b, ns[i], S, (layout_id)l, 99);
+				if (l == LAYOUT_LAST_EMPTY && S == 1) {
 					assert_int_equal(st, SKV_EINVAL); /* one split cannot be the empty last */
 					continue;
 				}
 				assert_int_equal(st, SKV_OK);
-				if (l == SKV_APP_LAYOUT_ALL_EMPTY) {
+				if (l == LAYOUT_ALL_EMPTY) {
 					for (size_t s = 0; s <= S; s++)
 						assert_int_equal(b[s], 0); /* no key visited */
 					continue;
 				}
 				check_bounds(b, ns[i], S);
-				if (l == SKV_APP_LAYOUT_LAST_EMPTY)
+				if (l == LAYOUT_LAST_EMPTY)
 					assert_int_equal(b[S - 1], ns[i]); /* only the last split is empty */
 			}
 	/* even: sizes differ by at most one. */
-	assert_int_equal(skv_app_layout_bounds(b, 1000, 7, SKV_APP_LAYOUT_EVEN, 0), SKV_OK);
+	assert_int_equal(layout_bounds(b, 1000, 7, LAYOUT_EVEN, 0), SKV_OK);
 	for (size_t s = 0; s < 7; s++)
 		assert_true(b[s + 1] - b[s] == 142 || b[s + 1] - b[s] == 143);
 	/* holes: every odd split empty, the even ones even. */
-	assert_int_equal(skv_app_layout_bounds(b, 1000, 7, SKV_APP_LAYOUT_HOLES, 0), SKV_OK);
+	assert_int_equal(layout_bounds(b, 1000, 7, LAYOUT_HOLES, 0), SKV_OK);
 	const size_t holes[8] = {0, 250, 250, 500, 500, 750, 750, 1000};
 	assert_memory_equal(b, holes, sizeof holes);
 	/* skewed: n - floor(n / 2^s). */
-	assert_int_equal(skv_app_layout_bounds(b, 1000, 12, SKV_APP_LAYOUT_SKEWED, 0), SKV_OK);
+	assert_int_equal(layout_bounds(b, 1000, 12, LAYOUT_SKEWED, 0), SKV_OK);
 	const size_t skew[13] = {0, 500, 750, 875, 938, 969, 985, 993, 997, 999, 1000, 1000, 1000};
 	assert_memory_equal(b, skew, sizeof skew);
 	/* random: on the even grid, reproducible from the seed, and with empty
 	 * splits for most seeds at S = 16. */
 	size_t with_empty = 0;
 	for (uint64_t seed = 0; seed < 50; seed++) {
-		assert_int_equal(skv_app_layout_bounds(b, 4096, 16, SKV_APP_LAYOUT_RANDOM, seed), SKV_OK);
-		assert_int_equal(skv_app_layout_bounds(c, 4096, 16, SKV_APP_LAYOUT_RANDOM, seed), SKV_OK);
+		assert_int_equal(layout_bounds(b, 4096, 16, LAYOUT_RANDOM, seed), SKV_OK);
+		assert_int_equal(layout_bounds(c, 4096, 16, LAYOUT_RANDOM, seed), SKV_OK);
 		assert_memory_equal(b, c, 17 * sizeof *b);
 		int empty = 0;
 		for (size_t s = 0; s < 16; s++) {
@@ -317,9 +317,9 @@ static void test_layouts(void **state)
 		with_empty += (size_t)empty;
 	}
 	assert_true(with_empty >= 45);
-	assert_int_equal(skv_app_layout_bounds(b, 4, 5, SKV_APP_LAYOUT_EVEN, 0), SKV_EINVAL);
-	assert_int_equal(skv_app_layout_bounds(b, 4, 0, SKV_APP_LAYOUT_HOLES, 0), SKV_EINVAL);
-	assert_int_equal(skv_app_layout_bounds(b, 4, 2, (skv_app_layout)SKV_APP_NLAYOUTS, 0), SKV_EINVAL);
+	assert_int_equal(layout_bounds(b, 4, 5, LAYOUT_EVEN, 0), SKV_EINVAL);
+	assert_int_equal(layout_bounds(b, 4, 0, LAYOUT_HOLES, 0), SKV_EINVAL);
+	assert_int_equal(layout_bounds(b, 4, 2, (layout_id)NLAYOUTS, 0), SKV_EINVAL);
 }
 
 /* Bad input through the whole program: one line on stderr, the status, and
@@ -433,9 +433,9 @@ static void test_main_help_and_list(void **state)
 	{
 		char *argv[] = {"skv", "list"};
 		assert_int_equal(run_main(out, sizeof out, err, sizeof err, 2, argv), 0);
-		for (size_t i = 0; i < skv_app_nexperiments; i++) {
-			assert_non_null(strstr(out, skv_app_experiments[i].name));
-			assert_non_null(strstr(out, skv_app_experiments[i].defaults));
+		for (size_t i = 0; i < nexperiments; i++) {
+			assert_non_null(strstr(out, experiments[i].name));
+			assert_non_null(strstr(out, experiments[i].defaults));
 		}
 	}
 	{
@@ -443,10 +443,10 @@ static void test_main_help_and_list(void **state)
 		char *argv[] = {"skv", "run", "--help"};
 		assert_int_equal(run_main(out, sizeof out, err, sizeof err, 3, argv), 0);
 		assert_string_equal(err, "");
-		for (int p = 0; p < SKV_APP_NPARAMS; p++) {
+		for (int p = 0; p < NPARAMS; p++) {
 			char flag[64], allowed[256];
-			snprintf(flag, sizeof flag, "--%s ", skv_app_params[p].flag);
-			skv_app_param_allowed(allowed, sizeof allowed, p);
+			snprintf(flag, sizeof flag, "--%s ", params[p].flag);
+			param_allowed(allowed, sizeof allowed, p);
 			if (!strstr(out, flag) || !strstr(out, allowed))
 				fail_msg("%s:%d: run --help lacks %s or '%s'", __FILE__, __LINE__, flag, allowed);
 		}
@@ -489,7 +489,7 @@ static char *slurp(const char *path)
 	return s;
 }
 
-/* A small run and a small suite through skv_app_main: the three files, the
+/* A small run and a small suite through cli_main: the three files, the
  * CSV header, no temporary left, the same CSV from the suite. */
 static void test_main_run_and_suite(void **state)
 {

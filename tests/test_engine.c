@@ -10,41 +10,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "cli/cli.h"
 
 /* A checked spec from an experiment name and blank-separated flags. */
-static void make_spec(skv_app_spec *s, const char *exp, const char *flags)
+static void make_spec(run_spec *s, const char *exp, const char *flags)
 {
-	skv_app_error e = {NULL};
+	message e = {NULL};
 	char *buf = strdup(flags), *argv[32], *save = NULL;
 	int argc = 0;
 	for (char *t = strtok_r(buf, " ", &save); t && argc < (int)(sizeof argv / sizeof argv[0]);
 	     t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
-	int st = skv_app_spec_init(s, exp, &e);
+	int st = catalog_spec_init(s, exp, &e);
 	if (st == 0)
-		st = skv_app_spec_args(s, argc, argv, &e);
+		st = spec_args(s, argc, argv, &e);
 	if (st == 0)
-		st = skv_app_spec_check(s, &e);
+		st = spec_check(s, &e);
 	free(buf);
 	if (st != 0)
-		fail_msg("%s:%d: skv run %s %s: %s", __FILE__, __LINE__, exp, flags, skv_app_error_text(&e));
+		fail_msg("%s:%d: skv run %s %s: %s", __FILE__, __LINE__, exp, flags, msg_text(&e));
 }
 
-static void run_engine(skv_app_result *r, const skv_app_spec *s)
+static void run_engine(sweep_result *r, const run_spec *s)
 {
-	skv_app_error e = {NULL};
-	if (skv_app_engine_run(r, s, NULL, &e) != 0)
-		fail_msg("%s:%d: engine: %s", __FILE__, __LINE__, skv_app_error_text(&e));
+	message e = {NULL};
+	if (sweep_run(r, s, NULL, &e) != 0)
+		fail_msg("%s:%d: engine: %s", __FILE__, __LINE__, msg_text(&e));
 }
 
-static char *csv_of(const skv_app_spec *s, const skv_app_result *r)
+static char *csv_of(const run_spec *s, const sweep_result *r)
 {
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	assert_non_null(f);
-	assert_int_equal(skv_app_write_csv(f, s, r), SKV_OK);
+	assert_int_equal(output_csv(f, s, r), SKV_OK);
 	fclose(f);
 	return buf;
 }
@@ -52,8 +52,8 @@ static char *csv_of(const skv_app_spec *s, const skv_app_result *r)
 static void test_sharing(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_result r;
+	run_spec s;
+	sweep_result r;
 	/* 3 split counts x 4 partial x 2 lse formats x 2 offsets, 3 trials: one
 	 * instance (and one truth) per trial, one kernel run per trial, split
 	 * count and offset, whatever the storage formats. */
@@ -70,8 +70,8 @@ static void test_sharing(void **state)
 		assert_int_equal(r.rows[k].point, k / 3);
 		assert_int_equal(r.rows[k].trial, k % 3);
 	}
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 	/* A new head dimension is a new instance; a new merge or order is not
 	 * even a new kernel run. */
 	make_spec(&s, "reduction-order",
@@ -81,8 +81,8 @@ static void test_sharing(void **state)
 	assert_int_equal(r.n_truth_calls, 4);
 	assert_int_equal(r.n_kernel_runs, 4);
 	assert_int_equal(r.nrows, 2 * 2 * 2 * 2 * 7 * 2); /* head-dim, partial, combine, merge, order, trials */
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 	/* Online kind: causal instances have ctx query rows and one truth per
 	 * row; the decode instance one. No split kernel. */
 	make_spec(&s, "block-size",
@@ -92,8 +92,8 @@ static void test_sharing(void **state)
 	assert_int_equal(r.n_truth_calls, 2 * (1 + 16));
 	assert_int_equal(r.n_kernel_runs, 0);
 	assert_int_equal(r.nrows, 3 * 2 * 2 * 2);
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 }
 
 /* Row (point, trial) computed directly from the library with the seeds the
@@ -101,8 +101,8 @@ static void test_sharing(void **state)
 static void test_reproduce_row(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_result r;
+	run_spec s;
+	sweep_result r;
 	make_spec(&s, "uneven-splits",
 		  "--ctx=300 --head-dim=8 --splits=7 --layout=random,holes --merge=pairwise --order=random "
 		  "--partial=bf16 --lse=fp16 --lse-offset=3.5 --trials=3 --seed=42 --threads=2");
@@ -116,7 +116,7 @@ static void test_reproduce_row(void **state)
 	skv_dd tout[8], tlse;
 	assert_int_equal(skv_truth_range(tout, &tlse, &p, 0, 0, n, SKV_TRUTH_PREC), SKV_OK);
 	size_t bounds[8];
-	assert_int_equal(skv_app_layout_bounds(bounds, n, S, SKV_APP_LAYOUT_RANDOM,
+	assert_int_equal(layout_bounds(bounds, n, S, LAYOUT_RANDOM,
 					       skv_seed_mix(skv_seed_mix(seed, trial), 1)),
 			 SKV_OK);
 	skv_config cfg = skv_config_uniform(SKV_FP32);
@@ -134,7 +134,7 @@ static void test_reproduce_row(void **state)
 	assert_int_equal(skv_merge_run(out, &lse, &sp, &ms, &cfg), SKV_OK);
 	skv_errors e;
 	assert_int_equal(skv_errors_compute(&e, out, tout, d, SKV_FP32), SKV_OK);
-	const skv_app_row *row = &r.rows[0 * 3 + trial]; /* point 0: layout random */
+	const sweep_row *row = &r.rows[0 * 3 + trial]; /* point 0: layout random */
 	assert_int_equal(row->trial, trial);
 	const double got[4] = {row->err.max_abs, row->err.max_rel, row->err.norm_rel, row->err.ulp};
 	const double want[4] = {e.max_abs, e.max_rel, e.norm_rel, e.ulp};
@@ -148,8 +148,8 @@ static void test_reproduce_row(void **state)
 	assert_true(isfinite(row->err.norm_rel) && row->err.norm_rel > 0);
 	skv_partials_free(&sp);
 	skv_problem_free(&p);
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 }
 
 /* The CSV is the same for 1 and 2 threads, and on a second run. */
@@ -164,13 +164,13 @@ static void test_determinism(void **state)
 	};
 	char *csv[3];
 	for (size_t i = 0; i < 3; i++) {
-		skv_app_spec s;
-		skv_app_result r;
+		run_spec s;
+		sweep_result r;
 		make_spec(&s, "uneven-splits", flags[i == 0 ? 0 : 1]);
 		run_engine(&r, &s);
 		csv[i] = csv_of(&s, &r);
-		skv_app_result_free(&r);
-		skv_app_spec_free(&s);
+		sweep_result_free(&r);
+		spec_free(&s);
 	}
 	assert_true(strlen(csv[0]) > 1000);
 	assert_string_equal(csv[0], csv[1]);
@@ -179,15 +179,15 @@ static void test_determinism(void **state)
 		free(csv[i]);
 	/* Online kind too. */
 	for (size_t i = 0; i < 2; i++) {
-		skv_app_spec s;
-		skv_app_result r;
+		run_spec s;
+		sweep_result r;
 		make_spec(&s, "block-size",
 			  i ? "--ctx=24 --head-dim=8 --block-size=1,5 --causal=0,1 --compute=bf16,fp32 --trials=2 --threads=2"
 			    : "--ctx=24 --head-dim=8 --block-size=1,5 --causal=0,1 --compute=bf16,fp32 --trials=2 --threads=1");
 		run_engine(&r, &s);
 		csv[i] = csv_of(&s, &r);
-		skv_app_result_free(&r);
-		skv_app_spec_free(&s);
+		sweep_result_free(&r);
+		spec_free(&s);
 	}
 	assert_string_equal(csv[0], csv[1]);
 	free(csv[0]);
@@ -195,7 +195,7 @@ static void test_determinism(void **state)
 }
 
 /* Every row's norm_rel_err below `hi` (or above `lo`). */
-static void check_rows(const skv_app_result *r, double lo, double hi, const char *what, int line)
+static void check_rows(const sweep_result *r, double lo, double hi, const char *what, int line)
 {
 	for (size_t k = 0; k < r->nrows; k++) {
 		double x = r->rows[k].err.norm_rel;
@@ -209,8 +209,8 @@ static void check_rows(const skv_app_result *r, double lo, double hi, const char
 static void test_physics_fp64(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_result r;
+	run_spec s;
+	sweep_result r;
 	/* Everything fp64 at lse-offset 0: the weighted merges are exact to
 	 * roundoff for every order, base, layout and split count. */
 	make_spec(&s, "merge-rule",
@@ -221,30 +221,30 @@ static void test_physics_fp64(void **state)
 	for (size_t k = 0; k < r.nrows; k++)
 		if (!(r.rows[k].lse_err <= 1e-12))
 			fail_msg("%s:%d: row %zu lse_err %a", __FILE__, __LINE__, k, r.rows[k].lse_err);
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 	/* The online softmax in fp64, causal and not. */
 	make_spec(&s, "block-size",
 		  "--ctx=48 --head-dim=8 --block-size=1,7,48 --causal=0,1 --input=fp64 --compute=fp64 --p=fp64 "
 		  "--output=fp64 --trials=2");
 	run_engine(&r, &s);
 	check_rows(&r, 0.0, 1e-14, "fp64 online softmax", __LINE__);
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 }
 
 static void test_physics_fp16_lse(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_result r;
+	run_spec s;
+	sweep_result r;
 	/* An fp16 LSE near 1000 has spacing 0.5: each weight is off by up to
 	 * exp(0.25), so the merged output is off by far more than 1e-3. */
 	make_spec(&s, "lse-magnitude", "--ctx=512 --head-dim=32 --splits=8,64 --lse-offset=1000 --lse=fp16 --trials=3");
 	run_engine(&r, &s);
 	check_rows(&r, 1e-3, INFINITY, "fp16 LSE at offset 1000", __LINE__);
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 	/* Beyond fp16's range (65504) the stored LSE is inf: the error is NaN or
 	 * inf, never a finite small number. */
 	make_spec(&s, "lse-magnitude", "--ctx=64 --head-dim=8 --splits=4 --lse-offset=100000 --lse=fp16 --trials=1");
@@ -253,23 +253,23 @@ static void test_physics_fp16_lse(void **state)
 		if (isfinite(r.rows[k].err.norm_rel) && isfinite(r.rows[k].lse_err))
 			fail_msg("%s:%d: overflowed fp16 LSE gave finite errors %a %a", __FILE__, __LINE__,
 				 r.rows[k].err.norm_rel, r.rows[k].lse_err);
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 }
 
 static void test_physics_controls(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_result r;
+	run_spec s;
+	sweep_result r;
 	/* Seed 002's setting: the mean and the sum at least 100x worse than
 	 * either weighted merge, trial by trial, in both metrics. */
 	make_spec(&s, "merge-rule", "--trials=4");
 	run_engine(&r, &s);
 	assert_int_equal(r.npoints, 4); /* onepass, pairwise, mean, sum */
 	for (uint64_t t = 0; t < 4; t++) {
-		const skv_app_row *one = &r.rows[0 * 4 + t], *pw = &r.rows[1 * 4 + t];
-		const skv_app_row *mean = &r.rows[2 * 4 + t], *sum = &r.rows[3 * 4 + t];
+		const sweep_row *one = &r.rows[0 * 4 + t], *pw = &r.rows[1 * 4 + t];
+		const sweep_row *mean = &r.rows[2 * 4 + t], *sum = &r.rows[3 * 4 + t];
 		double good = fmax(one->err.norm_rel, pw->err.norm_rel);
 		double bad = fmin(mean->err.norm_rel, sum->err.norm_rel);
 		if (!(bad >= 100 * good))
@@ -281,8 +281,8 @@ static void test_physics_controls(void **state)
 			fail_msg("%s:%d: trial %llu: weighted max_abs %a, controls %a", __FILE__, __LINE__,
 				 (unsigned long long)t, good, bad);
 	}
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 }
 
 /* No output stored in a format beats the exact answer rounded once to it,
@@ -291,25 +291,25 @@ static void test_physics_controls(void **state)
 static void test_floor(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_result r;
+	run_spec s;
+	sweep_result r;
 	make_spec(&s, "systems", "--ctx=512 --head-dim=32 --splits=1,8 --lse-offset=0,500 --trials=2");
 	run_engine(&r, &s);
-	skv_app_value v[SKV_APP_NPARAMS];
+	param_value v[NPARAMS];
 	for (size_t k = 0; k < r.nrows; k++) {
-		const skv_app_row *row = &r.rows[k];
-		skv_app_spec_values(&s, row->point, v);
-		double u = skv_format_unit_roundoff((skv_format)v[SKV_APP_P_OUTPUT].u);
+		const sweep_row *row = &r.rows[k];
+		spec_values(&s, row->point, v);
+		double u = skv_format_unit_roundoff((skv_format)v[P_OUTPUT].u);
 		if (!(row->floor_err > 0.0 && row->floor_err <= u))
 			fail_msg("%s:%d: row %zu: floor %a outside (0, u = %a]", __FILE__, __LINE__, k, row->floor_err, u);
-		if (v[SKV_APP_P_OUTPUT].u != SKV_FP64 && !(row->floor_err >= u / 16))
+		if (v[P_OUTPUT].u != SKV_FP64 && !(row->floor_err >= u / 16))
 			fail_msg("%s:%d: row %zu: floor %a far below u = %a", __FILE__, __LINE__, k, row->floor_err, u);
 		if (!isnan(row->err.norm_rel) && !(row->err.norm_rel >= row->floor_err))
 			fail_msg("%s:%d: row %zu: error %a below the floor %a", __FILE__, __LINE__, k, row->err.norm_rel,
 				 row->floor_err);
 	}
-	skv_app_result_free(&r);
-	skv_app_spec_free(&s);
+	sweep_result_free(&r);
+	spec_free(&s);
 }
 
 int main(void)

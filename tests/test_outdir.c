@@ -3,7 +3,7 @@
 
 #include <sys/file.h>
 
-#include "app.h"
+#include "cli/cli.h"
 
 static char *scratch;
 
@@ -99,10 +99,10 @@ static void test_temporaries_removed(void **state)
 	fs_path(final, sizeof final, dir, "x.csv");
 	pid_t pid = fork();
 	if (pid == 0) {
-		skv_app_temp_install();
-		skv_app_error e = {NULL};
+		temp_install();
+		message e = {NULL};
 		char *t1, *t2;
-		if (skv_app_temp_create(&t1, final, &e) != SKV_OK || skv_app_temp_create(&t2, final, &e) != SKV_OK)
+		if (temp_create(&t1, final, &e) != SKV_OK || temp_create(&t2, final, &e) != SKV_OK)
 			_exit(3);
 		raise(SIGTERM);
 		_exit(4);

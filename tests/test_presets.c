@@ -1,6 +1,6 @@
 /* test_presets.c - each production preset's configuration and empty-split behaviour, pinned from shared/notes/systems.md. */
 #include "testutil.h"
-#include "app.h"
+#include "cli/cli.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -187,42 +187,42 @@ static void test_presets_differ(void **state)
 static void test_preset_flags(void **state)
 {
 	(void)state;
-	skv_app_spec s;
-	skv_app_error e = {NULL};
-	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), SKV_APP_EXIT_OK);
+	run_spec s;
+	message e = {NULL};
+	assert_int_equal(catalog_spec_init(&s, "split-count", &e), SKV_OK);
 	char *argv[] = {"--preset=fa2,tilelang", "--partial=fp64", "--splits=4,8", "--ctx=64"};
-	assert_int_equal(skv_app_spec_args(&s, 4, argv, &e), SKV_APP_EXIT_OK);
-	assert_int_equal(skv_app_spec_check(&s, &e), SKV_APP_EXIT_OK);
+	assert_int_equal(spec_args(&s, 4, argv, &e), SKV_OK);
+	assert_int_equal(spec_check(&s, &e), SKV_OK);
 	/* split-count's own lse sweep (4 formats) collapsed: 2 presets x 2 splits */
-	assert_int_equal(skv_app_spec_npoints(&s), 4);
-	skv_app_value v[SKV_APP_NPARAMS];
+	assert_int_equal(spec_npoints(&s), 4);
+	param_value v[NPARAMS];
 	for (size_t pt = 0; pt < 4; pt++) {
-		skv_app_spec_values(&s, pt, v);
-		const skv_preset *p = skv_preset_at(v[SKV_APP_P_PRESET].u - 1);
+		spec_values(&s, pt, v);
+		const skv_preset *p = skv_preset_at(v[P_PRESET].u - 1);
 		assert_non_null(p);
-		assert_int_equal(v[SKV_APP_P_PARTIAL].u, SKV_FP64); /* the explicit flag wins */
-		assert_int_equal(v[SKV_APP_P_LSE].u, p->cfg.lse);
-		assert_int_equal(v[SKV_APP_P_INPUT].u, p->cfg.input);
-		assert_int_equal(v[SKV_APP_P_MERGE].u, p->merge.merge);
-		assert_int_equal(v[SKV_APP_P_LSE_BASE].u, p->cfg.base);
+		assert_int_equal(v[P_PARTIAL].u, SKV_FP64); /* the explicit flag wins */
+		assert_int_equal(v[P_LSE].u, p->cfg.lse);
+		assert_int_equal(v[P_INPUT].u, p->cfg.input);
+		assert_int_equal(v[P_MERGE].u, p->merge.merge);
+		assert_int_equal(v[P_LSE_BASE].u, p->cfg.base);
 	}
-	skv_app_spec_free(&s);
+	spec_free(&s);
 	/* --input with fa2 moves P and the output with it */
-	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), SKV_APP_EXIT_OK);
+	assert_int_equal(catalog_spec_init(&s, "split-count", &e), SKV_OK);
 	char *argv2[] = {"--preset=fa2", "--input=fp16", "--splits=2", "--ctx=64"};
-	assert_int_equal(skv_app_spec_args(&s, 4, argv2, &e), SKV_APP_EXIT_OK);
-	skv_app_spec_values(&s, 0, v);
-	assert_int_equal(v[SKV_APP_P_P].u, SKV_FP16);
-	assert_int_equal(v[SKV_APP_P_OUTPUT].u, SKV_FP16);
-	assert_int_equal(v[SKV_APP_P_PARTIAL].u, SKV_FP32);
-	skv_app_spec_free(&s);
+	assert_int_equal(spec_args(&s, 4, argv2, &e), SKV_OK);
+	spec_values(&s, 0, v);
+	assert_int_equal(v[P_P].u, SKV_FP16);
+	assert_int_equal(v[P_OUTPUT].u, SKV_FP16);
+	assert_int_equal(v[P_PARTIAL].u, SKV_FP32);
+	spec_free(&s);
 	/* an unknown preset is named */
-	assert_int_equal(skv_app_spec_init(&s, "split-count", &e), SKV_APP_EXIT_OK);
+	assert_int_equal(catalog_spec_init(&s, "split-count", &e), SKV_OK);
 	char *argv3[] = {"--preset=fa4"};
-	assert_int_equal(skv_app_spec_args(&s, 1, argv3, &e), SKV_APP_EXIT_USAGE);
-	assert_non_null(strstr(skv_app_error_text(&e), "'fa4'"));
-	skv_app_error_free(&e);
-	skv_app_spec_free(&s);
+	assert_int_equal(spec_args(&s, 1, argv3, &e), SKV_EINVAL);
+	assert_non_null(strstr(msg_text(&e), "'fa4'"));
+	msg_free(&e);
+	spec_free(&s);
 }
 
 int main(void)

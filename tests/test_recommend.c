@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "recommend.h"
+#include "cli/cli.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -26,7 +26,7 @@ static capture run_cmd(const char *const *args)
 	FILE *o = open_memstream(&c.out, &c.nout), *e = open_memstream(&c.err, &c.nerr);
 	assert_non_null(o);
 	assert_non_null(e);
-	c.status = skv_app_recommend_io(argc, argv, o, e);
+	c.status = rec_main_io(argc, argv, o, e);
 	fclose(o);
 	fclose(e);
 	return c;
@@ -39,27 +39,27 @@ static void capture_free(capture *c)
 }
 
 /* A small request, parsed like the command line so the defaults apply. */
-static skv_rec_opts opts_of(const char *const *args)
+static rec_opts opts_of(const char *const *args)
 {
 	char *argv[64];
 	int argc = 0;
 	argv[argc++] = (char *)"recommend";
 	for (size_t i = 0; args[i] && argc < (int)NELEM(argv) - 1; i++)
 		argv[argc++] = (char *)args[i];
-	skv_rec_opts o;
-	skv_rec_format fmt;
+	rec_opts o;
+	rec_format fmt;
 	int help;
 	char msg[512];
-	if (skv_rec_parse(&o, &fmt, &help, argc, argv, msg, sizeof msg) != SKV_OK)
+	if (rec_parse(&o, &fmt, &help, argc, argv, msg, sizeof msg) != SKV_OK)
 		fail_msg("%s:%d: parse: %s", __FILE__, __LINE__, msg);
 	return o;
 }
 
-static skv_rec_result run_opts(const skv_rec_opts *o)
+static rec_result run_opts(const rec_opts *o)
 {
-	skv_rec_result r;
+	rec_result r;
 	char msg[512];
-	if (skv_rec_run(&r, o, msg, sizeof msg) != SKV_OK)
+	if (rec_run(&r, o, msg, sizeof msg) != SKV_OK)
 		fail_msg("%s:%d: run: %s", __FILE__, __LINE__, msg);
 	return r;
 }
@@ -70,24 +70,24 @@ static void test_choose(void **state)
 {
 	(void)state;
 	/* splits, blocks, eff, median, max, nan, within, fa2, allowed */
-	skv_rec_row r[] = {
+	rec_row r[] = {
 		{1, 64, 0.25f, 0, 0, 0, 1, 0, 1}, {2, 32, 0.5f, 0, 0, 0, 1, 0, 1},  {4, 16, 0.9f, 0, 0, 0, 1, 0, 1},
 		{7, 10, 0.85f, 0, 0, 0, 1, 1, 1}, {8, 8, 0.9f, 0, 0, 0, 1, 0, 1},   {16, 4, 0.9f, 0, 0, 0, 1, 0, 1},
 		{32, 2, 0.95f, 0, 0, 0, 0, 0, 1}, {64, 1, 0.99f, 0, 0, 0, 1, 0, 0},
 	};
 	/* 32 (0.95) is beyond tolerance and 64 (0.99) above --max-splits:
 	 * 4, 8 and 16 tie at 0.9 and the smallest, 4, wins */
-	assert_int_equal(skv_rec_choose(r, NELEM(r)), 2);
+	assert_int_equal(rec_choose(r, NELEM(r)), 2);
 	r[2].within_tol = 0; /* then 8 */
-	assert_int_equal(skv_rec_choose(r, NELEM(r)), 4);
+	assert_int_equal(rec_choose(r, NELEM(r)), 4);
 	r[6].within_tol = 1; /* 32 at 0.95 */
-	assert_int_equal(skv_rec_choose(r, NELEM(r)), 6);
+	assert_int_equal(rec_choose(r, NELEM(r)), 6);
 	for (size_t i = 0; i < NELEM(r); i++)
 		r[i].within_tol = 0;
-	assert_int_equal(skv_rec_choose(r, NELEM(r)), NELEM(r));
-	assert_int_equal(skv_rec_choose(r, 0), 0);
+	assert_int_equal(rec_choose(r, NELEM(r)), NELEM(r));
+	assert_int_equal(rec_choose(r, 0), 0);
 	r[0].within_tol = 1;
-	assert_int_equal(skv_rec_choose(r, NELEM(r)), 0);
+	assert_int_equal(rec_choose(r, NELEM(r)), 0);
 }
 
 /* Every bad input: status 2, nothing on stdout, one line on stderr that
@@ -158,7 +158,7 @@ static void test_bad_inputs(void **state)
 static void test_wrapper_streams(void **state)
 {
 	(void)state;
-	char on[] = "/tmp/skv_rec_outXXXXXX", en[] = "/tmp/skv_rec_errXXXXXX";
+	char on[] = "/tmp/rec_outXXXXXX", en[] = "/tmp/rec_errXXXXXX";
 	const int fo = mkstemp(on), fe = mkstemp(en);
 	assert_true(fo >= 0 && fe >= 0);
 	fflush(stdout);
@@ -168,7 +168,7 @@ static void test_wrapper_streams(void **state)
 	dup2(fo, 1);
 	dup2(fe, 2);
 	char *argv[] = {(char *)"recommend", (char *)"--ctx=0", NULL};
-	const int st = skv_app_recommend(2, argv);
+	const int st = rec_main(2, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(so, 1);
@@ -213,8 +213,8 @@ static void test_fp16_lse_rejects(void **state)
 {
 	(void)state;
 	const char *tl[] = {"--preset=tilelang", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
-	skv_rec_opts o = opts_of(tl);
-	skv_rec_result r = run_opts(&o);
+	rec_opts o = opts_of(tl);
+	rec_result r = run_opts(&o);
 	assert_int_equal(r.fa2_splits, 8);
 	assert_int_equal(r.nrows, 4);
 	const unsigned want_rows[] = {1, 2, 4, 8}, want_skip[] = {16, 32, 64, 128};
@@ -231,7 +231,7 @@ static void test_fp16_lse_rejects(void **state)
 	}
 	assert_int_equal(r.recommended, 0);
 	assert_false(r.rows[r.fa2_row].within_tol);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 
 	const char *ex[] = {"--preset=exact-fp64", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
 	o = opts_of(ex);
@@ -243,7 +243,7 @@ static void test_fp16_lse_rejects(void **state)
 	assert_true(r.fixed.within_tol);
 	/* every count within tolerance: the most efficient, 8 */
 	assert_int_equal(r.rows[r.recommended].splits, 8);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 
 	/* the report says so visibly */
 	capture c = run_cmd(tl);
@@ -262,9 +262,9 @@ static void test_recipe(void **state)
 	(void)state;
 	const char *args[] = {"--preset=fa2", "--input=fp16", "--ctx=3000", "--head-dim=80", "--heads=16",
 			      "--kv-heads=4", "--lse-offset=7.5", "--trials=3", "--seed=42", NULL};
-	skv_rec_opts o = opts_of(args);
-	skv_rec_result r = run_opts(&o);
-	const skv_rec_row *w = &r.rows[r.fa2_row];
+	rec_opts o = opts_of(args);
+	rec_result r = run_opts(&o);
+	const rec_row *w = &r.rows[r.fa2_row];
 	/* d = 80: block_n 128, 24 blocks; folded bhm = 1 x 4 x 1 = 4 */
 	assert_int_equal(r.fa2.block_n, 128);
 	assert_int_equal(r.fa2.num_n_blocks, 24);
@@ -273,7 +273,7 @@ static void test_recipe(void **state)
 	size_t *b = malloc((S + 1) * sizeof *b);
 	assert_non_null(b);
 	CHECK_OK(skv_fa2_bounds(b, 3000, 128, S));
-	double worst[SKV_REC_NMETRICS] = {0.0, 0.0, 0.0};
+	double worst[REC_NMETRICS] = {0.0, 0.0, 0.0};
 	double out[80];
 	for (uint64_t t = 0; t < 3; t++) {
 		tcase tc;
@@ -281,8 +281,8 @@ static void test_recipe(void **state)
 		run_merge(&tc, 0, b, S, 128, 7.5, &o.cfg, &o.spec, NULL, out);
 		skv_errors e;
 		CHECK_OK(skv_errors_compute(&e, out, tc.out, d, o.cfg.output));
-		const double m[SKV_REC_NMETRICS] = {e.norm_rel, e.max_abs, e.ulp};
-		for (int k = 0; k < SKV_REC_NMETRICS; k++)
+		const double m[REC_NMETRICS] = {e.norm_rel, e.max_abs, e.ulp};
+		for (int k = 0; k < REC_NMETRICS; k++)
 			worst[k] = m[k] > worst[k] ? m[k] : worst[k];
 		tcase_free(&tc);
 	}
@@ -293,21 +293,21 @@ static void test_recipe(void **state)
 	/* within tolerance means the max, not the median, is <= tol */
 	const double med = w->err_median, mx = w->err_max;
 	assert_true(med < mx);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 	o.tol = 0.5 * (med + mx);
 	r = run_opts(&o);
 	assert_false(r.rows[r.fa2_row].within_tol);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 	o.tol = mx;
 	r = run_opts(&o);
 	assert_true(r.rows[r.fa2_row].within_tol);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 	/* the other metrics, the ulp one in units of the output format */
-	for (int k = 1; k < SKV_REC_NMETRICS; k++) {
-		o.metric = (skv_rec_metric)k;
+	for (int k = 1; k < REC_NMETRICS; k++) {
+		o.metric = (rec_metric)k;
 		r = run_opts(&o);
-		CHECK_BITS(skv_rec_metric_name(o.metric), r.rows[r.fa2_row].err_max, worst[k]);
-		skv_rec_result_free(&r);
+		CHECK_BITS(rec_metric_name(o.metric), r.rows[r.fa2_row].err_max, worst[k]);
+		rec_result_free(&r);
 	}
 	free(b);
 }
@@ -319,11 +319,11 @@ static void test_nothing_within(void **state)
 {
 	(void)state;
 	const char *args[] = {"--ctx=1024", "--head-dim=64", "--trials=2", NULL};
-	skv_rec_opts o = opts_of(args);
-	skv_rec_result r = run_opts(&o);
+	rec_opts o = opts_of(args);
+	rec_result r = run_opts(&o);
 	assert_int_equal(r.recommended, r.nrows);
 	CHECK_GE("bf16 floor", r.floor_max, 1e-3);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 	capture c = run_cmd(args);
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, "recommended: none"));
@@ -359,14 +359,14 @@ static void test_spread(void **state)
 	(void)state;
 	/* 8 x 32 heads fill the GPU: FA2 picks 1, and the list is {1} */
 	const char *one[] = {"--batch=8", "--splits=1", "--ctx=500", "--head-dim=16", "--trials=2", NULL};
-	skv_rec_opts o = opts_of(one);
-	skv_rec_result r = run_opts(&o);
+	rec_opts o = opts_of(one);
+	rec_result r = run_opts(&o);
 	assert_true(r.fa2_early);
 	assert_int_equal(r.fa2_splits, 1);
 	assert_int_equal(r.nrows, 1);
 	CHECK_BITS("spread ulps", r.spread_ulps, 0.0);
 	CHECK_BITS("spread rel", r.spread_norm_rel, 0.0);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 	const char *two[] = {"--batch=8", "--splits=1,2", "--ctx=500", "--head-dim=16", "--trials=2",
 			     "--preset=exact-fp64", NULL};
 	o = opts_of(two);
@@ -374,7 +374,7 @@ static void test_spread(void **state)
 	assert_int_equal(r.nrows, 2);
 	CHECK_LE("fp64 spread", r.spread_norm_rel, 1e-14);
 	CHECK_GE("fp64 spread is not zero", r.spread_norm_rel, 1e-18);
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 }
 
 /* CSV: a header and one line per option, 11 fields each; JSON: the keys the
@@ -388,8 +388,8 @@ static void test_formats(void **state)
 	size_t lines = 0;
 	for (const char *p = c.out; *p; p++)
 		lines += *p == '\n';
-	skv_rec_opts o = opts_of(cs);
-	skv_rec_result r = run_opts(&o);
+	rec_opts o = opts_of(cs);
+	rec_result r = run_opts(&o);
 	assert_int_equal(lines, r.nrows + 2);
 	for (const char *p = c.out; *p;) {
 		size_t commas = 0;
@@ -398,7 +398,7 @@ static void test_formats(void **state)
 		assert_int_equal(commas, 10);
 		p += *p == '\n';
 	}
-	skv_rec_result_free(&r);
+	rec_result_free(&r);
 	capture_free(&c);
 	const char *js[] = {"--ctx=700", "--head-dim=32", "--trials=2", "--format=json", "--input=fp16", NULL};
 	c = run_cmd(js);

@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gnuplot.h"
-#include "report.h"
+#include "cli/cli.h"
+#include "report/gnuplot.h"
+#include "report/report.h"
 #include "skv.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -74,7 +75,7 @@ static int report(const char *dir, char **msg)
 {
 	size_t n;
 	FILE *m = open_memstream(msg, &n);
-	int st = skv_report_run(dir, m);
+	int st = report_run(dir, m);
 	fclose(m);
 	return st;
 }
@@ -96,9 +97,9 @@ static void expect_failure(const char *dir, const char *msg_start, const char *f
 	for (const char *s = msg; *s; s++)
 		lines += *s == '\n';
 	char *old = get(dir, "REPORT.md", NULL);
-	if (st != 1 || strncmp(msg, msg_start, strlen(msg_start)) != 0 || lines != 1 ||
+	if (st == SKV_OK || strncmp(msg, msg_start, strlen(msg_start)) != 0 || lines != 1 ||
 	    (old && strcmp(old, "old report\n") != 0) || has_tmp(dir)) {
-		print_error("%s:%d: status %d, message \"%s\" (%zu lines), REPORT.md \"%s\"; expected status 1, one line "
+		print_error("%s:%d: status %d, message \"%s\" (%zu lines), REPORT.md \"%s\"; expected a failing status, one line "
 			    "starting \"%s\", the old REPORT.md and no temporary file\n",
 			    file, line, st, msg, lines, old ? old : "(none)", msg_start);
 		fail();
@@ -138,12 +139,12 @@ static char *split_count_csv(void)
 static void usage_errors(void **state)
 {
 	(void)state;
-	char *a1[] = {"report"};
-	char *a3[] = {"report", "x", "y"};
-	char *opt[] = {"report", "--bogus"};
-	assert_int_equal(skv_app_report(1, a1), 2);
-	assert_int_equal(skv_app_report(3, a3), 2);
-	assert_int_equal(skv_app_report(2, opt), 2);
+	char *a1[] = {"skv", "report"};
+	char *a3[] = {"skv", "report", "x", "y"};
+	char *opt[] = {"skv", "report", "--bogus"};
+	assert_int_equal(cli_main(2, a1), 2);
+	assert_int_equal(cli_main(4, a3), 2);
+	assert_int_equal(cli_main(3, opt), 2);
 }
 
 static void missing_and_empty_folder(void **state)
@@ -216,7 +217,7 @@ static void missing_gnuplot(void **state)
 	int st = report(d, &msg);
 	setenv("PATH", path, 1);
 	free(path);
-	if (st != 1 || !strstr(msg, "gnuplot not found") || !strstr(msg, "apt-get install gnuplot-nox")) {
+	if (st == SKV_OK || !strstr(msg, "gnuplot not found") || !strstr(msg, "apt-get install gnuplot-nox")) {
 		print_error("%s:%d: status %d, message \"%s\"\n", __FILE__, __LINE__, st, msg);
 		fail();
 	}
@@ -232,7 +233,7 @@ static void full_report(void **state)
 {
 	(void)state;
 	char gp[4096];
-	if (skv_gnuplot_find(gp, sizeof gp) != SKV_OK) {
+	if (gnuplot_find(gp, sizeof gp) != SKV_OK) {
 		print_message("gnuplot is not installed: the full report is not tested here\n");
 		skip();
 	}

@@ -10,25 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "io/csv.h"
 #include "skv.h"
 
 /* Parses text, failing with the input shown when the status differs. */
-static int parse(skv_csv *t, const char *text, char *err, size_t errlen, int want, const char *file, int line)
+static int parse(csv_table *t, const char *text, char *err, size_t errlen, int want, const char *file, int line)
 {
 	err[0] = '\0';
-	int rc = skv_csv_parse(t, text, strlen(text), "t.csv", err, errlen);
+	int rc = csv_parse(t, text, strlen(text), "t.csv", err, errlen);
 	if (rc != want) {
-		print_error("%s:%d: skv_csv_parse(\"%s\") returned %d, expected %d (%s)\n", file, line, text, rc, want, err);
+		print_error("%s:%d: csv_parse(\"%s\") returned %d, expected %d (%s)\n", file, line, text, rc, want, err);
 		fail();
 	}
 	return rc;
 }
 #define PARSE(t, text, want) parse((t), (text), err, sizeof err, (want), __FILE__, __LINE__)
 
-static void expect_field(const skv_csv *t, size_t row, size_t col, const char *want, const char *file, int line)
+static void expect_field(const csv_table *t, size_t row, size_t col, const char *want, const char *file, int line)
 {
-	const char *got = skv_csv_get(t, row, col);
+	const char *got = csv_get(t, row, col);
 	if (!got || strcmp(got, want) != 0) {
 		print_error("%s:%d: field (%zu, %zu) is \"%s\", expected \"%s\"\n", file, line, row, col,
 			    got ? got : "(null)", want);
@@ -41,11 +41,11 @@ static void plain_and_quoted(void **state)
 {
 	(void)state;
 	char err[256];
-	skv_csv t;
+	csv_table t;
 	PARSE(&t, "a,b,c\n1,\"x,y\",\"say \"\"hi\"\"\"\n\"\",,\"two\nlines\"\n", SKV_OK);
 	assert_int_equal(t.ncols, 3);
 	assert_int_equal(t.nrows, 2);
-	assert_string_equal(skv_csv_colname(&t, 2), "c");
+	assert_string_equal(csv_colname(&t, 2), "c");
 	FIELD(&t, 0, 0, "1");
 	FIELD(&t, 0, 1, "x,y");
 	FIELD(&t, 0, 2, "say \"hi\"");
@@ -53,41 +53,41 @@ static void plain_and_quoted(void **state)
 	FIELD(&t, 1, 1, "");
 	FIELD(&t, 1, 2, "two\nlines");
 	/* record lines: header 1, first row 2, second row 3 (it spans 3-4) */
-	assert_int_equal(skv_csv_line(&t, 0), 2);
-	assert_int_equal(skv_csv_line(&t, 1), 3);
+	assert_int_equal(csv_line(&t, 0), 2);
+	assert_int_equal(csv_line(&t, 1), 3);
 	size_t col = 99;
-	assert_int_equal(skv_csv_find(&t, "b", &col), SKV_OK);
+	assert_int_equal(csv_find(&t, "b", &col), SKV_OK);
 	assert_int_equal(col, 1);
-	assert_int_equal(skv_csv_find(&t, "B", &col), SKV_EINVAL);
+	assert_int_equal(csv_find(&t, "B", &col), SKV_EINVAL);
 	assert_int_equal(col, 1);
-	assert_null(skv_csv_get(&t, 2, 0));
-	assert_null(skv_csv_get(&t, 0, 3));
-	skv_csv_free(&t);
+	assert_null(csv_get(&t, 2, 0));
+	assert_null(csv_get(&t, 0, 3));
+	csv_free(&t);
 }
 
 static void line_endings(void **state)
 {
 	(void)state;
 	char err[256];
-	skv_csv t;
+	csv_table t;
 	/* CRLF, a CRLF inside quotes kept as data, no final terminator, BOM */
 	PARSE(&t, "\xEF\xBB\xBFx,y\r\n1,\"a\r\nb\"\r\n2,3", SKV_OK);
-	assert_string_equal(skv_csv_colname(&t, 0), "x");
+	assert_string_equal(csv_colname(&t, 0), "x");
 	assert_int_equal(t.nrows, 2);
 	FIELD(&t, 0, 1, "a\r\nb");
 	FIELD(&t, 1, 0, "2");
 	FIELD(&t, 1, 1, "3");
-	assert_int_equal(skv_csv_line(&t, 1), 4);
-	skv_csv_free(&t);
+	assert_int_equal(csv_line(&t, 1), 4);
+	csv_free(&t);
 	/* a header alone is a table with no rows */
 	PARSE(&t, "only\n", SKV_OK);
 	assert_int_equal(t.ncols, 1);
 	assert_int_equal(t.nrows, 0);
-	skv_csv_free(&t);
+	csv_free(&t);
 	/* a trailing comma is one more (empty) field */
 	PARSE(&t, "a,b\n1,\n", SKV_OK);
 	FIELD(&t, 0, 1, "");
-	skv_csv_free(&t);
+	csv_free(&t);
 }
 
 /* Every malformed input: the status, and a message naming t.csv and the
@@ -112,8 +112,8 @@ static void errors_name_the_line(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char err[256] = "";
-		skv_csv t = {.ncols = 12345};
-		int rc = skv_csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", err, sizeof err);
+		csv_table t = {.ncols = 12345};
+		int rc = csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", err, sizeof err);
 		if (rc != SKV_EINVAL || strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0 || t.ncols != 12345) {
 			print_error("%s:%d: case %zu \"%s\": status %d, message \"%s\", expected \"%s...\"\n", __FILE__,
 				    __LINE__, i, bad[i].text, rc, err, bad[i].msg);
@@ -123,8 +123,8 @@ static void errors_name_the_line(void **state)
 	/* A NUL byte in the data is an error, not an early end of file. */
 	static const char nul[] = {'a', '\n', 'x', '\0', 'y', '\n'};
 	char err[256] = "";
-	skv_csv t;
-	assert_int_equal(skv_csv_parse(&t, nul, sizeof nul, "t.csv", err, sizeof err), SKV_EINVAL);
+	csv_table t;
+	assert_int_equal(csv_parse(&t, nul, sizeof nul, "t.csv", err, sizeof err), SKV_EINVAL);
 	assert_string_equal(err, "t.csv:2: NUL byte");
 }
 
@@ -137,15 +137,15 @@ static void read_file(void **state)
 	FILE *f = fdopen(fd, "w");
 	fputs("p,q\n1,2\n", f);
 	fclose(f);
-	skv_csv t;
+	csv_table t;
 	char err[256];
-	assert_int_equal(skv_csv_read(&t, path, err, sizeof err), SKV_OK);
+	assert_int_equal(csv_read(&t, path, err, sizeof err), SKV_OK);
 	assert_string_equal(t.name, path);
 	FIELD(&t, 0, 1, "2");
-	skv_csv_free(&t);
+	csv_free(&t);
 	remove(path);
 	err[0] = '\0';
-	assert_int_equal(skv_csv_read(&t, path, err, sizeof err), SKV_EIO);
+	assert_int_equal(csv_read(&t, path, err, sizeof err), SKV_EIO);
 	assert_non_null(strstr(err, path));
 }
 
@@ -168,23 +168,23 @@ static void numbers(void **state)
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		double x = 0;
-		int rc = skv_csv_number(&x, good[i].s);
+		int rc = csv_number(&x, good[i].s);
 		if (rc != SKV_OK || memcmp(&x, &good[i].v, sizeof x) != 0) {
-			print_error("%s:%d: skv_csv_number(\"%s\") = %a (status %d), expected %a\n", __FILE__, __LINE__,
+			print_error("%s:%d: csv_number(\"%s\") = %a (status %d), expected %a\n", __FILE__, __LINE__,
 				    good[i].s, x, rc, good[i].v);
 			fail();
 		}
 	}
 	double x = 0;
-	assert_int_equal(skv_csv_number(&x, "nan"), SKV_OK);
+	assert_int_equal(csv_number(&x, "nan"), SKV_OK);
 	assert_true(isnan(x));
-	assert_int_equal(skv_csv_number(&x, "-nan"), SKV_OK);
+	assert_int_equal(csv_number(&x, "-nan"), SKV_OK);
 	assert_true(isnan(x));
 	static const char *const bad[] = {"", " 1", "1 ", "1x", "x", "1,5", "--1"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		x = 42;
-		if (skv_csv_number(&x, bad[i]) != SKV_EINVAL || x != 42) {
-			print_error("%s:%d: skv_csv_number(\"%s\") accepted (x = %a)\n", __FILE__, __LINE__, bad[i], x);
+		if (csv_number(&x, bad[i]) != SKV_EINVAL || x != 42) {
+			print_error("%s:%d: csv_number(\"%s\") accepted (x = %a)\n", __FILE__, __LINE__, bad[i], x);
 			fail();
 		}
 	}

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
-#include "groups.h"
-#include "labels.h"
-#include "results.h"
+#include "results/findings.h"
+#include "results/groups.h"
+#include "results/labels.h"
+#include "results/results.h"
 #include "skv.h"
-#include "stats.h"
-#include "summary.h"
+#include "core/stats.h"
+#include "catalog/summary.h"
 
 /* |got - want| <= tol, or fail with both in hex so the case replays. */
 static void near(double got, double want, double tol, const char *what, const char *file, int line)
@@ -30,13 +30,13 @@ static void near(double got, double want, double tol, const char *what, const ch
 #define NEAR(got, want, tol) near((got), (want), (tol), #got, __FILE__, __LINE__)
 
 /* A results table from CSV text held in a memory stream. */
-static skv_results table(const char *text, const char *name)
+static results table(const char *text, const char *name)
 {
-	skv_csv t;
-	skv_results r;
+	csv_table t;
+	results r;
 	char err[512] = "";
-	if (skv_csv_parse(&t, text, strlen(text), "t.csv", err, sizeof err) != SKV_OK ||
-	    skv_results_from_csv(&r, &t, name, NULL, 0, err, sizeof err) != SKV_OK) {
+	if (csv_parse(&t, text, strlen(text), "t.csv", err, sizeof err) != SKV_OK ||
+	    results_from_csv(&r, &t, name, NULL, 0, err, sizeof err) != SKV_OK) {
 		print_error("%s:%d: synthetic table rejected: %s\n", __FILE__, __LINE__, err);
 		fail();
 	}
@@ -74,33 +74,33 @@ static void quantiles(void **state)
 	const double x[] = {1, 2, 3, 4};
 	double q;
 	/* type 7: h = (n - 1) p; 0.25 -> h = 0.75 -> 1.75 */
-	assert_int_equal(skv_quantile(&q, x, 4, 0.25), SKV_OK);
+	assert_int_equal(stats_quantile(&q, x, 4, 0.25), SKV_OK);
 	NEAR(q, 1.75, 0);
-	assert_int_equal(skv_quantile(&q, x, 4, 0.5), SKV_OK);
+	assert_int_equal(stats_quantile(&q, x, 4, 0.5), SKV_OK);
 	NEAR(q, 2.5, 0);
-	assert_int_equal(skv_quantile(&q, x, 4, 1), SKV_OK);
+	assert_int_equal(stats_quantile(&q, x, 4, 1), SKV_OK);
 	NEAR(q, 4, 0);
-	assert_int_equal(skv_quantile(&q, x, 1, 0.5), SKV_OK);
+	assert_int_equal(stats_quantile(&q, x, 1, 0.5), SKV_OK);
 	NEAR(q, 1, 0);
 	const double inf[] = {1, INFINITY, INFINITY};
-	assert_int_equal(skv_quantile(&q, inf, 3, 0.75), SKV_OK);
+	assert_int_equal(stats_quantile(&q, inf, 3, 0.75), SKV_OK);
 	assert_true(q == INFINITY); /* never inf - inf */
 	q = 7;
-	assert_int_equal(skv_quantile(&q, x, 0, 0.5), SKV_EINVAL);
-	assert_int_equal(skv_quantile(&q, x, 4, 1.5), SKV_EINVAL);
-	assert_int_equal(skv_quantile(&q, x, 4, NAN), SKV_EINVAL);
+	assert_int_equal(stats_quantile(&q, x, 0, 0.5), SKV_EINVAL);
+	assert_int_equal(stats_quantile(&q, x, 4, 1.5), SKV_EINVAL);
+	assert_int_equal(stats_quantile(&q, x, 4, NAN), SKV_EINVAL);
 	NEAR(q, 7, 0);
 
-	skv_stat s;
+	stat_summary s;
 	const double v[] = {3, NAN, 1, 2, 5};
-	assert_int_equal(skv_stat_compute(&s, v, 5), SKV_OK);
+	assert_int_equal(stats_compute(&s, v, 5), SKV_OK);
 	assert_int_equal(s.n, 5);
 	assert_int_equal(s.nnan, 1);
 	NEAR(s.median, 2.5, 0);
 	NEAR(s.min, 1, 0);
 	NEAR(s.max, 5, 0);
 	const double all[] = {NAN, NAN};
-	assert_int_equal(skv_stat_compute(&s, all, 2), SKV_OK);
+	assert_int_equal(stats_compute(&s, all, 2), SKV_OK);
 	assert_true(isnan(s.median) && isnan(s.min) && s.nnan == 2);
 }
 
@@ -120,7 +120,7 @@ static void loglog_slope(void **state)
 		}
 		double slope, icpt;
 		size_t used;
-		assert_int_equal(skv_fit_loglog(&slope, &icpt, &used, x, y, 11), SKV_OK);
+		assert_int_equal(stats_fit_loglog(&slope, &icpt, &used, x, y, 11), SKV_OK);
 		assert_int_equal(used, 11);
 		NEAR(slope, a[k], 1e-13);
 		NEAR(icpt, log(c[k]), 1e-10 * fabs(log(c[k])) + 1e-12);
@@ -135,14 +135,14 @@ static void loglog_slope(void **state)
 	x[4] = -1;
 	double slope = 0, icpt = 0;
 	size_t used = 0;
-	assert_int_equal(skv_fit_loglog(&slope, &icpt, &used, x, y, 6), SKV_OK);
+	assert_int_equal(stats_fit_loglog(&slope, &icpt, &used, x, y, 6), SKV_OK);
 	assert_int_equal(used, 3);
 	NEAR(slope, 2, 1e-13);
 	/* Fewer than two points, or one abscissa: no slope, outputs untouched. */
 	slope = 9;
-	assert_int_equal(skv_fit_loglog(&slope, &icpt, &used, x, y, 1), SKV_EINVAL);
+	assert_int_equal(stats_fit_loglog(&slope, &icpt, &used, x, y, 1), SKV_EINVAL);
 	const double same[] = {4, 4, 4}, ys[] = {1, 2, 3};
-	assert_int_equal(skv_fit_loglog(&slope, &icpt, &used, same, ys, 3), SKV_EINVAL);
+	assert_int_equal(stats_fit_loglog(&slope, &icpt, &used, same, ys, 3), SKV_EINVAL);
 	NEAR(slope, 9, 0);
 }
 
@@ -152,15 +152,15 @@ static void threshold_crossing(void **state)
 	const double x[] = {1000, 0, 100, 10, 10000};
 	const double y[] = {0.5, 1e-5, 2e-3, 1e-3, 3};
 	size_t i = 99;
-	assert_int_equal(skv_first_above(&i, x, y, 5, 1e-3), SKV_OK);
+	assert_int_equal(stats_first_above(&i, x, y, 5, 1e-3), SKV_OK);
 	assert_int_equal(i, 2); /* x = 100; 1e-3 at x = 10 is not above */
-	assert_int_equal(skv_first_above(&i, x, y, 5, 10), SKV_OK);
+	assert_int_equal(stats_first_above(&i, x, y, 5, 10), SKV_OK);
 	assert_int_equal(i, 5); /* none */
 	const double yn[] = {0.5, 1e-5, 2e-3, NAN, 3};
-	assert_int_equal(skv_first_above(&i, x, yn, 5, 1e-3), SKV_OK);
+	assert_int_equal(stats_first_above(&i, x, yn, 5, 1e-3), SKV_OK);
 	assert_int_equal(i, 3); /* a NaN error counts as above */
 	const double xn[] = {1, NAN};
-	assert_int_equal(skv_first_above(&i, xn, y, 2, 1), SKV_EINVAL);
+	assert_int_equal(stats_first_above(&i, xn, y, 2, 1), SKV_EINVAL);
 }
 
 static void number_labels(void **state)
@@ -177,9 +177,9 @@ static void number_labels(void **state)
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
 		char buf[32];
-		skv_label_number(buf, sizeof buf, c[i].x, c[i].digits);
+		label_number(buf, sizeof buf, c[i].x, c[i].digits);
 		if (strcmp(buf, c[i].want) != 0) {
-			print_error("%s:%d: skv_label_number(%a, %d) = \"%s\", expected \"%s\"\n", __FILE__, __LINE__,
+			print_error("%s:%d: label_number(%a, %d) = \"%s\", expected \"%s\"\n", __FILE__, __LINE__,
 				    c[i].x, c[i].digits, buf, c[i].want);
 			fail();
 		}
@@ -191,7 +191,7 @@ static void number_labels(void **state)
 static void results_and_errors(void **state)
 {
 	(void)state;
-	skv_results r = table("experiment,splits,trial,norm_rel_err\n"
+	results r = table("experiment,splits,trial,norm_rel_err\n"
 			      "e,4,0,3\n"
 			      "e,2,0,1\n"
 			      "e,4,1,5\n"
@@ -200,16 +200,16 @@ static void results_and_errors(void **state)
 			      "e");
 	assert_int_equal(r.npoints, 2);
 	/* points in order of first appearance: splits 4 first */
-	assert_string_equal(skv_results_get(&r, 0, "splits"), "4");
+	assert_string_equal(results_get(&r, 0, "splits"), "4");
 	size_t m;
-	assert_int_equal(skv_results_metric(&r, "norm_rel_err", &m), SKV_OK);
-	NEAR(skv_results_stat(&r, 0, m)->median, 4, 0);
-	assert_int_equal(skv_results_stat(&r, 0, m)->n, 3);
-	assert_int_equal(skv_results_stat(&r, 1, m)->nnan, 1);
-	NEAR(skv_results_stat(&r, 1, m)->median, 1, 0);
-	assert_true(skv_results_varies(&r, "splits"));
-	assert_false(skv_results_varies(&r, "experiment"));
-	skv_results_free(&r);
+	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
+	NEAR(results_stat(&r, 0, m)->median, 4, 0);
+	assert_int_equal(results_stat(&r, 0, m)->n, 3);
+	assert_int_equal(results_stat(&r, 1, m)->nnan, 1);
+	NEAR(results_stat(&r, 1, m)->median, 1, 0);
+	assert_true(results_varies(&r, "splits"));
+	assert_false(results_varies(&r, "experiment"));
+	results_free(&r);
 
 	static const struct {
 		const char *text, *msg;
@@ -223,10 +223,10 @@ static void results_and_errors(void **state)
 		{"splits,trial,norm_rel_err\n1,0,1\n2,0,1\n1,0,2\n", "t.csv:4: trial 0 repeats the parameters and trial of line 2"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		skv_csv t;
+		csv_table t;
 		char err[512] = "";
-		assert_int_equal(skv_csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", err, sizeof err), SKV_OK);
-		int rc = skv_results_from_csv(&r, &t, "e", NULL, 0, err, sizeof err);
+		assert_int_equal(csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", err, sizeof err), SKV_OK);
+		int rc = results_from_csv(&r, &t, "e", NULL, 0, err, sizeof err);
 		if (rc != SKV_EINVAL || strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0) {
 			print_error("%s:%d: case %zu: status %d, message \"%s\", expected \"%s\"\n", __FILE__, __LINE__, i,
 				    rc, err, bad[i].msg);
@@ -234,12 +234,12 @@ static void results_and_errors(void **state)
 		}
 	}
 	/* a column the caller requires */
-	skv_csv t;
+	csv_table t;
 	char err[512];
 	const char *text = "trial,norm_rel_err\n0,1\n";
 	const char *need[] = {"splits"};
-	assert_int_equal(skv_csv_parse(&t, text, strlen(text), "t.csv", err, sizeof err), SKV_OK);
-	assert_int_equal(skv_results_from_csv(&r, &t, "e", need, 1, err, sizeof err), SKV_EINVAL);
+	assert_int_equal(csv_parse(&t, text, strlen(text), "t.csv", err, sizeof err), SKV_OK);
+	assert_int_equal(results_from_csv(&r, &t, "e", need, 1, err, sizeof err), SKV_EINVAL);
 	assert_string_equal(err, "t.csv:1: missing required column 'splits'");
 }
 
@@ -273,30 +273,30 @@ static void split_count_trends(void **state)
 				snprintf(prefix, sizeof prefix, "split-count,%.0f,%s,%s", S, p[i].fmt, lse ? "fp16" : "fp64");
 				rows3(tx.f, prefix, p[i].c * pow(S, p[i].a) + (lse ? 1e-3 : 0));
 			}
-	skv_results r = table(text_close(&tx), "split-count");
+	results r = table(text_close(&tx), "split-count");
 	free(tx.buf);
 	const char *key = "partial";
-	skv_groups g;
-	assert_int_equal(skv_groups_make(&g, &r, &key, 1, "lse", "fp64"), SKV_OK);
+	groups g;
+	assert_int_equal(groups_make(&g, &r, &key, 1, "lse", "fp64"), SKV_OK);
 	assert_int_equal(g.n, 4);
-	skv_trend t[4];
+	find_trend t[4];
 	size_t m;
 	char err[256];
-	assert_int_equal(skv_results_metric(&r, "norm_rel_err", &m), SKV_OK);
-	assert_int_equal(skv_find_trends(t, &r, &g, "splits", m, err, sizeof err), SKV_OK);
+	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
+	assert_int_equal(find_trends(t, &r, &g, "splits", m, err, sizeof err), SKV_OK);
 	for (size_t i = 0; i < 4; i++) {
-		assert_string_equal(skv_groups_value(&g, &r, i, 0), p[i].fmt);
+		assert_string_equal(groups_value(&g, &r, i, 0), p[i].fmt);
 		NEAR(t[i].slope, p[i].a, 1e-12);
 		assert_int_equal(t[i].used, 11);
 		NEAR(t[i].x_first, 1, 0);
 		NEAR(t[i].x_last, 1024, 0);
 		NEAR(t[i].y_last, p[i].c * pow(1024, p[i].a), 0);
 	}
-	skv_groups_free(&g);
+	groups_free(&g);
 	/* The paragraph quotes the fitted slopes and the error at S = 1024. */
 	text out;
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "a = 0.50 for partial fp16");
 	CONTAINS(s, "a = 0.25 for partial bf16");
@@ -308,7 +308,7 @@ static void split_count_trends(void **state)
 	/* the synthetic LSE fp16 curve costs at S = 1 already: no claim that it does not */
 	assert_null(strstr(s, "only starts to cost at S = 2"));
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* ----------------------------------------------------- lse-magnitude */
@@ -334,17 +334,17 @@ static void lse_magnitude_crossings(void **state)
 			snprintf(prefix, sizeof prefix, "lse-magnitude,%d,%g,fp32", S, off[i]);
 			rows3(tx.f, prefix, 1e-7);
 		}
-	skv_results r = table(text_close(&tx), "lse-magnitude");
+	results r = table(text_close(&tx), "lse-magnitude");
 	free(tx.buf);
 	const char *keys[] = {"splits", "lse"};
-	skv_groups g;
-	assert_int_equal(skv_groups_make(&g, &r, keys, 2, NULL, NULL), SKV_OK);
+	groups g;
+	assert_int_equal(groups_make(&g, &r, keys, 2, NULL, NULL), SKV_OK);
 	assert_int_equal(g.n, 6);
-	skv_crossing c[6];
+	find_crossing c[6];
 	size_t m;
 	char err[256];
-	assert_int_equal(skv_results_metric(&r, "norm_rel_err", &m), SKV_OK);
-	assert_int_equal(skv_find_crossings(c, &r, &g, "lse_offset", m, 1e-3, err, sizeof err), SKV_OK);
+	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
+	assert_int_equal(find_crossings(c, &r, &g, "lse_offset", m, 1e-3, err, sizeof err), SKV_OK);
 	/* groups in sweep order: (4, fp16), (4, bf16), (4, fp32), (64, ...) */
 	NEAR(c[0].x, 10, 0);
 	NEAR(c[0].y, 1.1e-3, 1e-18);
@@ -354,17 +354,17 @@ static void lse_magnitude_crossings(void **state)
 	NEAR(c[4].x, 0, 0);
 	assert_true(isnan(c[5].x));
 	NEAR(c[0].x_last, 10000, 0);
-	skv_groups_free(&g);
+	groups_free(&g);
 	text out;
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "first exceeds 1e-3 at an LSE offset of 0 with LSE fp16 (first at splits 64)");
 	CONTAINS(s, "0 with LSE bf16 (first at splits 64)");
 	CONTAINS(s, "never does within the sweep (offsets 0 to 10000) with LSE fp32");
 	CONTAINS(s, "worst median error over the other parameters is 20 (LSE fp16)"); /* 1e-4 * 10001 * 20 */
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* --------------------------------------------------- reduction-order */
@@ -389,15 +389,15 @@ static void reduction_order_spread(void **state)
 		if (t < 3)
 			fprintf(tx.f, "reduction-order,tree,pairwise,%d,1e-7,1\n", t);
 	}
-	skv_results r = table(text_close(&tx), "reduction-order");
+	results r = table(text_close(&tx), "reduction-order");
 	free(tx.buf);
 	const char *key = "merge";
-	skv_groups g;
-	assert_int_equal(skv_groups_make(&g, &r, &key, 1, NULL, NULL), SKV_OK);
-	skv_spread s[2];
+	groups g;
+	assert_int_equal(groups_make(&g, &r, &key, 1, NULL, NULL), SKV_OK);
+	find_spread s[2];
 	size_t m;
-	assert_int_equal(skv_results_metric(&r, "ulp_err", &m), SKV_OK);
-	assert_int_equal(skv_find_spreads(s, &r, &g, m), SKV_OK);
+	assert_int_equal(results_metric(&r, "ulp_err", &m), SKV_OK);
+	assert_int_equal(find_spreads(s, &r, &g, m), SKV_OK);
 	/* onepass, per trial {t, t+2, t+0.5, 3t}: t=0: 2, t=1: 2, t=2: 6-2=4,
 	 * t=3: 9-3=6 -> median 3, max 6; medians by order: seq 1.5, rev 3.5,
 	 * tree 2, random 4.5 -> lowest seq, highest random. */
@@ -405,23 +405,23 @@ static void reduction_order_spread(void **state)
 	NEAR(s[0].max, 6, 0);
 	assert_int_equal(s[0].ntrials, 4);
 	assert_int_equal(s[0].npoints, 4);
-	assert_string_equal(skv_results_get(&r, s[0].lo, "order"), "seq");
-	assert_string_equal(skv_results_get(&r, s[0].hi, "order"), "random");
+	assert_string_equal(results_get(&r, s[0].lo, "order"), "seq");
+	assert_string_equal(results_get(&r, s[0].hi, "order"), "random");
 	/* pairwise, trials 0-2: {1, 1+t, 1}: ranges 0, 1, 2 -> median 1, max 2 */
 	assert_int_equal(s[1].ntrials, 3);
 	NEAR(s[1].median, 1, 0);
 	NEAR(s[1].max, 2, 0);
-	skv_groups_free(&g);
+	groups_free(&g);
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *txt = text_close(&out);
 	CONTAINS(txt, "by a median of 1 to 3 ulps of the output format");
 	CONTAINS(txt, "by at most 6 (onepass)");
 	CONTAINS(txt, "| onepass | 3 | 6 | seq (1.5) | random (4.5) | 4 |");
 	free(txt);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* -------------------------------------------------------- merge-rule */
@@ -436,32 +436,32 @@ static void merge_rule_ratios(void **state)
 	rows3(tx.f, "merge-rule,pairwise", 3e-16);
 	rows3(tx.f, "merge-rule,mean", 4e-2);
 	rows3(tx.f, "merge-rule,sum", 6);
-	skv_results r = table(text_close(&tx), "merge-rule");
+	results r = table(text_close(&tx), "merge-rule");
 	free(tx.buf);
-	skv_groups g;
-	assert_int_equal(skv_groups_make(&g, &r, NULL, 0, NULL, NULL), SKV_OK);
+	groups g;
+	assert_int_equal(groups_make(&g, &r, NULL, 0, NULL, NULL), SKV_OK);
 	const char *w[] = {"onepass", "pairwise"};
 	double q;
 	size_t best, m;
-	assert_int_equal(skv_results_metric(&r, "norm_rel_err", &m), SKV_OK);
-	assert_int_equal(skv_find_ratio(&q, &best, &r, &g, 0, "merge", "mean", w, 2, m), SKV_OK);
+	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
+	assert_int_equal(find_ratio(&q, &best, &r, &g, 0, "merge", "mean", w, 2, m), SKV_OK);
 	NEAR(q, 4e-2 / 2e-16, 0);
-	assert_string_equal(skv_results_get(&r, best, "merge"), "onepass");
-	assert_int_equal(skv_find_ratio(&q, &best, &r, &g, 0, "merge", "sum", w, 2, m), SKV_OK);
+	assert_string_equal(results_get(&r, best, "merge"), "onepass");
+	assert_int_equal(find_ratio(&q, &best, &r, &g, 0, "merge", "sum", w, 2, m), SKV_OK);
 	NEAR(q, 6 / 2e-16, 0);
-	assert_int_equal(skv_find_ratio(&q, &best, &r, &g, 0, "merge", "flex", w, 2, m), SKV_EINVAL);
-	skv_groups_free(&g);
+	assert_int_equal(find_ratio(&q, &best, &r, &g, 0, "merge", "flex", w, 2, m), SKV_EINVAL);
+	groups_free(&g);
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "plain mean's median normwise error is 2e14 times");
 	CONTAINS(s, "plain sum's 3e16 times");
 	CONTAINS(s, "better LSE-weighted merge (onepass, 2e-16)");
 	CONTAINS(s, "within a factor 1.5");
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* -------------------------------------------------------- block-size */
@@ -481,12 +481,12 @@ static void block_size_trend_and_causal(void **state)
 			snprintf(prefix, sizeof prefix, "block-size,%d,%d,fp32", b, causal);
 			rows3(tx.f, prefix, 1e-7 * (causal ? 0.5 : 1));
 		}
-	skv_results r = table(text_close(&tx), "block-size");
+	results r = table(text_close(&tx), "block-size");
 	free(tx.buf);
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	/* fp16: from b = 1 to 256 the error falls 16 times: factor 0.062 */
 	CONTAINS(s, "From block size 1 to 256 the median normwise error changes by a factor of 0.062");
@@ -494,7 +494,7 @@ static void block_size_trend_and_causal(void **state)
 	CONTAINS(s, "slopes lie between -0.50 and 0.00");
 	CONTAINS(s, "has 0.25 to 0.5 times the median error of the single decode row, over the 10 matching");
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* ----------------------------------------------- uneven, generic, NaN */
@@ -509,31 +509,31 @@ static void uneven_generic_and_nan(void **state)
 	rows3(tx.f, "uneven-splits,skewed,onepass", 3e-7);
 	rows3(tx.f, "uneven-splits,even,mean", 1e-2);
 	rows3(tx.f, "uneven-splits,holes,mean", 0.5);
-	skv_results r = table(text_close(&tx), "uneven-splits");
+	results r = table(text_close(&tx), "uneven-splits");
 	free(tx.buf);
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "LSE-weighted merges by at most 3 (layout skewed, onepass)");
 	CONTAINS(s, "the factor reaches 50 (layout holes, mean)");
 	CONTAINS(s, "No trial gave a NaN norm_rel_err.");
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 
 	/* An experiment the report does not know, with a NaN trial. */
 	r = table("experiment,knob,trial,norm_rel_err\n"
 		  "mystery,a,0,1e-5\nmystery,a,1,3e-5\nmystery,b,0,nan\nmystery,b,1,2e-3\n",
 		  "mystery");
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	s = text_close(&out);
 	CONTAINS(s, "2 parameter points, up to 2 trials each; the median norm_rel_err ranges from 2e-5 (knob a) to "
 		    "2e-3 (knob b).");
 	CONTAINS(s, "1 of 4 trials gave a NaN norm_rel_err, at 1 point (the first: knob b)");
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 
@@ -557,31 +557,31 @@ static void preset_keys(void **state)
 				snprintf(prefix, sizeof prefix, "systems,%s,%s,%d,%d", pre[k], in[k], S, off);
 				rows3(tx.f, prefix, k == 0 ? 1e-3 : k == 1 ? (S == 64 ? 5e-4 : 2e-3) : 1e-15);
 			}
-	skv_results r = table(text_close(&tx), "systems");
+	results r = table(text_close(&tx), "systems");
 	free(tx.buf);
-	assert_true(skv_results_determines(&r, "preset", "input"));
-	assert_true(skv_results_determines(&r, "input", "preset"));
-	assert_false(skv_results_determines(&r, "preset", "splits"));
+	assert_true(results_determines(&r, "preset", "input"));
+	assert_true(results_determines(&r, "input", "preset"));
+	assert_false(results_determines(&r, "preset", "splits"));
 	const char *keys[8];
 	const char *ex[] = {"preset"};
-	size_t n = skv_results_keys(&r, keys, 8, ex, 1);
+	size_t n = results_keys(&r, keys, 8, ex, 1);
 	assert_int_equal(n, 2);
 	assert_string_equal(keys[0], "splits");
 	assert_string_equal(keys[1], "lse_offset");
 	const char *ex2[] = {"splits", "lse_offset"};
-	n = skv_results_keys(&r, keys, 8, ex2, 2);
+	n = results_keys(&r, keys, 8, ex2, 2);
 	assert_int_equal(n, 1); /* preset and input determine each other: the first stays */
 	assert_string_equal(keys[0], "preset");
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "a has the smallest median normwise error at 2 of the 4 operating points and a the largest at 2");
 	CONTAINS(sum, "| splits 1, LSE offset 0 | exact-fp64 (1e-15), a (1e-3), b (2e-3) |");
 	CONTAINS(sum, "| splits 64, LSE offset 50 | exact-fp64 (1e-15), b (5e-4), a (1e-3) |");
 	free(sum);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* The normwise order spread, in units of the output format's u = 2^-24:
@@ -589,7 +589,7 @@ static void preset_keys(void **state)
 static void reduction_order_normwise(void **state)
 {
 	(void)state;
-	skv_results r = table("experiment,order,output,trial,ulp_err,norm_rel_err\n"
+	results r = table("experiment,order,output,trial,ulp_err,norm_rel_err\n"
 			      "reduction-order,seq,fp32,0,10,1e-7\n"
 			      "reduction-order,seq,fp32,1,10,2e-7\n"
 			      "reduction-order,rev,fp32,0,30,3e-7\n"
@@ -598,19 +598,19 @@ static void reduction_order_normwise(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "by a median of 1.7 to 1.7 units of fp32's unit roundoff u");
 	CONTAINS(sum, "| median spread, normwise (u) |");
 	free(sum);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 /* The floor sentence: the largest median error / median floor per preset. */
 static void systems_floor(void **state)
 {
 	(void)state;
-	skv_results r = table("experiment,preset,input,splits,trial,norm_rel_err,floor_err\n"
+	results r = table("experiment,preset,input,splits,trial,norm_rel_err,floor_err\n"
 			      "systems,a,bf16,1,0,2e-3,1e-3\n"
 			      "systems,a,bf16,64,0,1.5e-3,1e-3\n"
 			      "systems,b,fp16,1,0,1e-3,1e-3\n"
@@ -619,17 +619,17 @@ static void systems_floor(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "largest ratio of median error to median floor over the operating points is 2 (a) and 5 (b)");
 	free(sum);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 static void empty_split_outcomes(void **state)
 {
 	(void)state;
-	skv_results r = table("experiment,preset,input,layout,trial,norm_rel_err,out_state,lse_state\n"
+	results r = table("experiment,preset,input,layout,trial,norm_rel_err,out_state,lse_state\n"
 			      "empty-splits,fa2,bf16,even,0,1e-3,finite,finite\n"
 			      "empty-splits,fa2,bf16,even,1,3e-3,finite,finite\n"
 			      "empty-splits,fa2,bf16,all-empty,0,0,finite,+inf\n"
@@ -644,14 +644,14 @@ static void empty_split_outcomes(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(skv_summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "Merged output NaN: fi (even, all-empty). 1 of 2 presets return NaN");
 	CONTAINS(s, "| preset | even | all-empty |");
 	CONTAINS(s, "| fa2 | finite, LSE finite (2e-3) | finite, LSE +inf (0) |");
 	CONTAINS(s, "| fi | finite 1, nan 1, LSE finite 1, nan 1 (2e-3) | nan, LSE nan |");
 	free(s);
-	skv_results_free(&r);
+	results_free(&r);
 }
 
 int main(void)

@@ -5,7 +5,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-#include "gnuplot.h"
+#include "report/gnuplot.h"
 
 static char *scratch;
 
@@ -194,12 +194,12 @@ static void test_incomplete_charts(void **state)
 		char name[32], path[4300];
 		snprintf(name, sizeof name, "split-count.%s", ext[k]);
 		fs_path(path, sizeof path, d, name);
-		assert_true(skv_gnuplot_chart_complete(path, ext[k]));
+		assert_true(gnuplot_chart_complete(path, ext[k]));
 		size_t len = 0;
 		char *whole = fs_get(d, name, &len);
 		fs_put(d, "cut.tmp-chart", whole, len - 20);
 		fs_path(path, sizeof path, d, "cut.tmp-chart");
-		assert_false(skv_gnuplot_chart_complete(path, ext[k]));
+		assert_false(gnuplot_chart_complete(path, ext[k]));
 		unlink(path);
 		free(whole);
 	}

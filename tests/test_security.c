@@ -3,7 +3,7 @@
 
 #include <errno.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "skv.h"
 
 /*
@@ -45,7 +45,7 @@ static void report_inert(const char *dir, const char *svg, const char *const *la
 	char *msg = NULL;
 	size_t n = 0;
 	FILE *m = open_memstream(&msg, &n);
-	int st = skv_report_run(dir, m);
+	int st = report_run(dir, m);
 	fclose(m);
 	if (chdir(cwd) != 0)
 		fail_msg("%s:%d: chdir back: %s", file, line, strerror(errno));

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
-#include "csv.h"
-#include "results.h"
-#include "summary.h"
+#include "report/chart.h"
+#include "io/csv.h"
+#include "results/results.h"
+#include "catalog/summary.h"
 
 /* The first byte picks the experiment the file claims to be (each has its
  * own chart and findings), the rest is the file. Checked: a failed parse
@@ -26,30 +26,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *name = names[data[0] % (sizeof names / sizeof *names)];
 	data++, size--;
 	char err[1024];
-	skv_csv t, t0;
+	csv_table t, t0;
 	memset(&t, 0xAB, sizeof t);
 	t0 = t;
-	if (skv_csv_parse(&t, (const char *)data, size, "fuzz.csv", err, sizeof err) != 0) {
+	if (csv_parse(&t, (const char *)data, size, "fuzz.csv", err, sizeof err) != 0) {
 		if (memcmp(&t, &t0, sizeof t) != 0)
 			abort();
 		return 0;
 	}
 	for (size_t r = 0; r < t.nrows; r++)
 		for (size_t c = 0; c < t.ncols; c++)
-			if (!skv_csv_get(&t, r, c))
+			if (!csv_get(&t, r, c))
 				abort();
 	for (size_t c = 0; c < t.ncols; c++) {
 		size_t at;
-		if (skv_csv_find(&t, skv_csv_colname(&t, c), &at) != 0 || at != c)
+		if (csv_find(&t, csv_colname(&t, c), &at) != 0 || at != c)
 			abort();
 	}
-	const skv_chart *ch = skv_chart_for(name);
+	const chart_spec *ch = chart_for(name);
 	const char *need[] = {ch->x};
-	skv_results res;
-	if (skv_results_from_csv(&res, &t, name, need, ch->x ? 1 : 0, err, sizeof err) != 0)
+	results res;
+	if (results_from_csv(&res, &t, name, need, ch->x ? 1 : 0, err, sizeof err) != 0)
 		return 0;
-	skv_summary_write(sink, &res, err, sizeof err);
-	skv_chart_write_data(sink, &res, ch, err, sizeof err);
-	skv_results_free(&res);
+	summary_write(sink, &res, err, sizeof err);
+	chart_write_data(sink, &res, ch, err, sizeof err);
+	results_free(&res);
 	return 0;
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "cli/cli.h"
 
 /* The first byte picks the experiment; the rest, split at spaces and
  * newlines, is the command line. Parsing and the cross checks (which
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > 4096)
 		return 0;
-	const char *exp = skv_app_experiments[data[0] % skv_app_nexperiments].name;
+	const char *exp = experiments[data[0] % nexperiments].name;
 	char *text = malloc(size);
 	if (!text)
 		return 0;
@@ -23,17 +23,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int argc = 0;
 	for (char *t = strtok_r(text, " \n", &save); t && argc < 128; t = strtok_r(NULL, " \n", &save))
 		argv[argc++] = t;
-	skv_app_spec s;
-	skv_app_error e = {NULL};
-	if (skv_app_spec_init(&s, exp, &e) == SKV_APP_EXIT_OK) {
-		int st = skv_app_spec_args(&s, argc, argv, &e);
-		if (st == SKV_APP_EXIT_OK)
-			st = skv_app_spec_check(&s, &e);
-		if (st != SKV_APP_EXIT_OK && !e.msg)
+	run_spec s;
+	message e = {NULL};
+	if (catalog_spec_init(&s, exp, &e) == SKV_OK) {
+		int st = spec_args(&s, argc, argv, &e);
+		if (st == SKV_OK)
+			st = spec_check(&s, &e);
+		if (st != SKV_OK && !e.msg)
 			abort();
-		skv_app_spec_free(&s);
+		spec_free(&s);
 	}
-	skv_app_error_free(&e);
+	msg_free(&e);
 	free(text);
 	return 0;
 }

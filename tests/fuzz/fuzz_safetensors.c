@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tensors.h"
+#include "io/tensors.h"
 
 /* Build: clang -fsanitize=fuzzer,address,undefined -Ilib -Iexperiments
  *   tests/fuzz/fuzz_safetensors.c experiments/tensors.c experiments/safetensors.c

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
+#include "cli/cli.h"
 
 /* The input up to the first byte 0x01 is the suite file; what follows,
  * split at 0x01 bytes, is the command line after it. Every line is parsed
@@ -27,11 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (*a == '\x01')
 			*a = '\0';
 	size_t n = 0;
-	skv_app_error e = {NULL};
-	int st = skv_app_suite_parse(&n, "fuzz.suite", text, len, argc, argv, &e);
-	if (st != SKV_APP_EXIT_OK && !e.msg)
+	message e = {NULL};
+	int st = suite_parse(&n, "fuzz.suite", text, len, argc, argv, &e);
+	if (st != SKV_OK && !e.msg)
 		abort(); /* every refusal says why */
-	skv_app_error_free(&e);
+	msg_free(&e);
 	free(text);
 	return 0;
 }

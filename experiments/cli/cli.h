@@ -1,0 +1,82 @@
+/* cli.h - the command line: the commands, the files of a run, and skv recommend's parsing and printing. */
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+#include <stdio.h>
+
+#include "catalog/catalog.h"
+#include "core/core.h"
+#include "core/recommend.h"
+#include "io/io.h"
+
+/* ----------------------------------------------------------------- output */
+
+/* Size and FNV-1a 64 checksum of a file (csv_fnv1a64), as the .meta
+ * records them. */
+typedef struct {
+	size_t bytes;
+	uint64_t fnv;
+} file_sum;
+
+int output_csv(FILE *f, const run_spec *s, const sweep_result *r);
+int output_md(FILE *f, const run_spec *s, const sweep_result *r);
+/* sums: the CSV's and the .md's (NULL: not recorded). */
+int output_meta(FILE *f, const run_spec *s, const sweep_result *r, const char *command,
+		       const file_sum *sums);
+/* The run's seeds, the whole list, comma-separated. */
+void spec_seed_list(FILE *f, const run_spec *s);
+/* Writes DIR/EXPERIMENT.{csv,md,meta} through temporary names and renames
+ * them into place only once all three are complete. */
+int output_write(const run_spec *s, const sweep_result *r, const char *command,
+			  message *e);
+
+/* --------------------------------------------------------------- commands */
+
+/* The whole program: argv as main receives it. Returns the exit status. */
+int cli_main(int argc, char **argv);
+/* Runs a checked spec whose --out is prepared and locked, writes its files
+ * and prints the one-line summary; an exit status, with a message in e. */
+int cli_execute(const run_spec *s, const char *command, message *e);
+/* `skv suite FILE [--flags] [--out=DIR] [--report]` (argv after "suite"). */
+int suite_main(int argc, char **argv, const char *command);
+/* Parses and checks a suite's text (modified in place: lines are cut at
+ * their ends) with the command-line flags argv[0..argc) that follow the
+ * file, running nothing; *nspecs gets the number of runs. An exit status
+ * with a message in e. */
+int suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int argc, char **argv,
+			message *e);
+/* The exit status of a command whose work returned `status`: 0 for SKV_OK,
+ * 2 for a request that is itself wrong (SKV_EINVAL, SKV_ERANGE: a flag, a
+ * value, a file that cannot be what was asked), 1 when running it failed
+ * (SKV_EIO, SKV_ENOMEM). The one place statuses become exit statuses:
+ * below the command line every function returns a status and a message. */
+int cli_exit_status(int status);
+/* Prints e's message on stderr, frees it, returns cli_exit_status(st). */
+int cli_fail(message *e, int st);
+
+/* ----------------------------------------------------------- recommend */
+
+/* The command, argv[0] == "recommend". Exit status 0 when the report was
+ * printed, also when no count is within tolerance (the report says so, and
+ * JSON has "recommended_splits": null); 2 for bad usage (one line on stderr
+ * naming the flag and value, nothing on stdout); 1 for a runtime failure
+ * (one line on stderr). --help prints the usage on stdout, status 0. */
+int rec_main(int argc, char **argv);
+/* The same, writing the report to out and messages to err. */
+int rec_main_io(int argc, char **argv, FILE *out, FILE *err);
+
+/* Options with every default (see skv recommend --help). */
+void rec_opts_default(rec_opts *o);
+/* Parses the command line (argv[0] is "recommend"). SKV_OK; SKV_EINVAL with
+ * a one-line message in msg naming the flag and value. *help is set when
+ * --help was given (the rest is then not checked). */
+int rec_parse(rec_opts *o, rec_format *fmt, int *help, int argc, char **argv, char *msg,
+		  size_t msglen);
+
+/* The report. */
+void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r);
+void rec_print_csv(FILE *f, const rec_opts *o, const rec_result *r);
+void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r);
+void rec_usage(FILE *f);
+
+#endif

@@ -1,0 +1,336 @@
+/* recommend_out.c - `skv recommend`: the report as text, CSV (RFC 4180) or one JSON object. */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* A number for text: %.3g, or nan / inf / -inf. */
+static const char *num3(char *buf, size_t n, double x)
+{
+	if (isnan(x))
+		snprintf(buf, n, "nan");
+	else if (isinf(x))
+		snprintf(buf, n, x < 0 ? "-inf" : "inf");
+	else
+		snprintf(buf, n, "%.3g", x);
+	return buf;
+}
+
+/* A number for CSV: %.17g (reads back to the same double), or nan / inf. */
+static void csv_num(FILE *f, double x)
+{
+	if (isnan(x))
+		fputs("nan", f);
+	else if (isinf(x))
+		fputs(x < 0 ? "-inf" : "inf", f);
+	else
+		fprintf(f, "%.17g", x);
+}
+
+/* A number for JSON: %.17g, or null (JSON has no NaN or infinity). */
+static void json_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+	else
+		fputs("null", f);
+}
+
+static const char *fmt_name(skv_format f) { return skv_format_name(f); }
+
+static void describe_cfg(FILE *f, const rec_opts *o)
+{
+	const skv_config *c = &o->cfg;
+	fprintf(f, "input %s, compute %s, p %s, partial %s, lse %s, combine %s,\n  output %s, LSE base %s; merge %s, "
+		   "order %s, empty splits %s",
+		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
+		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
+		skv_merge_name(o->spec.merge), skv_order_name(o->spec.order), skv_empty_name(o->spec.empty));
+}
+
+/* A growing paragraph, word-wrapped when printed. */
+typedef struct {
+	char s[4096];
+	size_t n;
+} para;
+
+static void add(para *p, const char *fmt, ...)
+{
+	if (p->n >= sizeof p->s)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(p->s + p->n, sizeof p->s - p->n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		p->n = p->n + (size_t)k < sizeof p->s ? p->n + (size_t)k : sizeof p->s - 1;
+}
+
+static void print_wrapped(FILE *f, const char *s, size_t width)
+{
+	size_t col = 0;
+	while (*s) {
+		const size_t w = strcspn(s, " ");
+		if (col && col + 1 + w > width) {
+			fputc('\n', f);
+			col = 0;
+		} else if (col) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(s, 1, w, f);
+		col += w;
+		s += w;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('\n', f);
+}
+
+static void table_row(FILE *f, const rec_row *w, const char *note)
+{
+	char a[32], b[32];
+	const int more = w->nan_trials || *note; /* pad the last column only when something follows */
+	fprintf(f, more ? "%7u %13u %11.4f %11s %11s  %-3s" : "%7u %13u %11.4f %11s %11s  %s", w->splits,
+		w->blocks_per_split, (double)w->efficiency, num3(a, sizeof a, w->err_median),
+		num3(b, sizeof b, w->err_max), w->within_tol ? "yes" : "no");
+	if (w->nan_trials)
+		fprintf(f, "  (NaN in %zu trial%s)", w->nan_trials, w->nan_trials == 1 ? "" : "s");
+	if (*note)
+		fprintf(f, "  %s", note);
+	fputc('\n', f);
+}
+
+/* The reasons, from the numbers of the report. */
+static void reasons(para *p, const rec_opts *o, const rec_result *r)
+{
+	char a[32], b[32];
+	const skv_fa2_decode *f = &r->fa2;
+	const char *mname = rec_metric_name(o->metric), *out = fmt_name(o->cfg.output);
+	if (r->fa2_early) {
+		add(p, "FA2 uses 1 split because its %u thread blocks already reach 0.8 x %u = %.1f slots (its early "
+		       "return). ",
+		    f->batch_nheads_mblocks, f->num_sms, (double)(0.8f * (float)f->num_sms));
+	} else {
+		unsigned m = SKV_FA2_MAX_SPLITS < f->num_sms ? SKV_FA2_MAX_SPLITS : f->num_sms;
+		m = m < f->num_n_blocks ? m : f->num_n_blocks;
+		add(p, "FA2 searched the eligible counts up to %u for the best wave efficiency (%.4f at %u splits) and "
+		       "took the smallest count within 85%% of it: %u splits (%.4f). ",
+		    m, (double)r->fa2_best_eff, r->fa2_best_splits, r->fa2_splits,
+		    (double)r->rows[r->fa2_row].efficiency);
+	}
+	const rec_row *first = &r->rows[0], *last = &r->rows[r->nrows - 1];
+	if (r->nrows > 1)
+		add(p, "The %s max over %u trials goes from %s at %u split%s to %s at %u splits. ", mname, o->trials,
+		    num3(a, sizeof a, first->err_max), first->splits, first->splits == 1 ? "" : "s",
+		    num3(b, sizeof b, last->err_max), last->splits);
+	size_t nin = 0, nout = 0;
+	for (size_t i = 0; i < r->nrows; i++)
+		r->rows[i].within_tol ? nin++ : nout++;
+	add(p, "%zu of %zu count%s %s within the tolerance %g", nin, r->nrows, r->nrows == 1 ? "" : "s",
+	    nin == 1 ? "is" : "are", o->tol);
+	if (nout) {
+		add(p, "; beyond it:");
+		size_t shown = 0;
+		for (size_t i = 0; i < r->nrows && shown < 12; i++)
+			if (!r->rows[i].within_tol) {
+				add(p, "%s %u (%s)", shown ? "," : "", r->rows[i].splits, num3(a, sizeof a, r->rows[i].err_max));
+				shown++;
+			}
+		if (shown < nout)
+			add(p, " and %zu more", nout - shown);
+	}
+	add(p, ". ");
+	if (r->recommended < r->nrows) {
+		const rec_row *w = &r->rows[r->recommended];
+		size_t ties = 0;
+		for (size_t i = r->recommended + 1; i < r->nrows; i++)
+			ties += r->rows[i].within_tol && r->rows[i].allowed && r->rows[i].efficiency == w->efficiency;
+		add(p, "The most efficient of those is %u split%s (%.4f)", w->splits, w->splits == 1 ? "" : "s",
+		    (double)w->efficiency);
+		if (ties)
+			add(p, "; %zu larger count%s reach%s the same efficiency and the smaller count wins, since every extra "
+			       "split adds a partial write and merge work",
+			    ties, ties == 1 ? "" : "s", ties == 1 ? "es" : "");
+		add(p, ". ");
+	} else {
+		size_t lo = 0;
+		for (size_t i = 1; i < r->nrows; i++)
+			if (r->rows[i].err_max < r->rows[lo].err_max)
+				lo = i;
+		add(p, "No count is within the tolerance: the smallest %s max is %s at %u split%s. ", mname,
+		    num3(a, sizeof a, r->rows[lo].err_max), r->rows[lo].splits, r->rows[lo].splits == 1 ? "" : "s");
+		if (!(r->floor_max <= o->tol))
+			add(p, "Rounding the exact output to %s alone already gives up to %s, above the tolerance, so no "
+			       "split count can meet it: raise --tol or use a wider --output format. ",
+			    out, num3(a, sizeof a, r->floor_max));
+	}
+	const rec_row *fw = &r->rows[r->fa2_row];
+	add(p, "FA2's choice of %u split%s is %s tolerance (%s max %s). ", fw->splits, fw->splits == 1 ? "" : "s",
+	    fw->within_tol ? "within" : "beyond", mname, num3(a, sizeof a, fw->err_max));
+	add(p, "A batch change that moves the count among these candidates moves the output by up to %s normwise "
+	       "(%s ulps of %s at the worst element); a fixed split size of %u keys (%u split%s at this context",
+	    num3(b, sizeof b, r->spread_norm_rel), num3(a, sizeof a, r->spread_ulps), out, r->split_size,
+	    r->fixed.splits, r->fixed.splits == 1 ? "" : "s");
+	if (r->split_size_fa2_batch1)
+		add(p, ", FA2's split size at batch 1");
+	add(p, ") keeps the reduction order, and so the result, the same for every batch: here efficiency %.4f, %s "
+	       "max %s, %s tolerance.",
+	    (double)r->fixed.efficiency, mname, num3(b, sizeof b, r->fixed.err_max),
+	    r->fixed.within_tol ? "within" : "beyond");
+}
+
+void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
+{
+	char a[32], b[32];
+	const skv_fa2_decode *d = &r->fa2;
+	const char *out = fmt_name(o->cfg.output);
+	fprintf(f, "skv recommend: batch %u, %u query heads over %u KV heads, ctx %u, head_dim %u, %u SMs\n", o->batch,
+		o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms);
+	fprintf(f, "precision: preset %s: ", o->preset->name);
+	describe_cfg(f, o);
+	fprintf(f, "\ntrials: %u %s problems (score-scale %g, lse-offset %g), seed %llu; %s split layout, blocks of "
+		   "%u keys\n",
+		o->trials, skv_dist_name(o->dist), o->score_scale, o->lse_offset, (unsigned long long)o->seed,
+		rec_layout_name(o->layout), d->block_n);
+	fprintf(f, "metric: %s of the %s output; within tolerance when its max over the trials is <= %g\n\n",
+		rec_metric_name(o->metric), out, o->tol);
+	fprintf(f, "FA2 heuristic: ");
+	if (d->gqa_folded)
+		fprintf(f, "GQA decode folds the %u query heads of each KV head into seqlen_q;\n  ", d->seqlen_q);
+	fprintf(f, "batch x heads x m_blocks = %u x %u x %u = %u thread blocks on 2 x %u = %u slots;\n", o->batch,
+		d->num_heads, d->num_m_blocks, d->batch_nheads_mblocks, o->sms, d->num_sms);
+	fprintf(f, "  %u blocks of %u keys: FA2 picks %u split%s%s\n\n", d->num_n_blocks, d->block_n, r->fa2_splits,
+		r->fa2_splits == 1 ? "" : "s", r->fa2_early ? " (early return: thread blocks >= 0.8 x slots)" : "");
+	fprintf(f, "%7s %13s %11s %11s %11s  %s\n", "splits", "blocks/split", "efficiency", "err median", "err max",
+		"within tol");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const rec_row *w = &r->rows[i];
+		const char *note = i == r->recommended && w->fa2 ? "<- recommended, FA2"
+				   : i == r->recommended        ? "<- recommended"
+				   : w->fa2 && !w->allowed      ? "<- FA2 (above --max-splits)"
+				   : w->fa2                     ? "<- FA2"
+								: "";
+		table_row(f, w, note);
+	}
+	fprintf(f, "fixed split size of %u keys:\n", r->split_size);
+	table_row(f, &r->fixed, "(batch-invariant)");
+	if (r->nskipped && o->cands != REC_CANDS_ALL) {
+		fprintf(f, "skipped as ineligible (the same blocks per split as one split fewer):");
+		for (size_t i = 0; i < r->nskipped; i++)
+			fprintf(f, "%s %u", i ? "," : "", r->skipped[i]);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	if (r->recommended < r->nrows)
+		fprintf(f, "recommended: %u split%s\n", r->rows[r->recommended].splits,
+			r->rows[r->recommended].splits == 1 ? "" : "s");
+	else
+		fprintf(f, "recommended: none - no count is within the tolerance %g\n", o->tol);
+	fprintf(f, "FA2's choice: %u split%s, %s tolerance\n", r->fa2_splits, r->fa2_splits == 1 ? "" : "s",
+		r->rows[r->fa2_row].within_tol ? "within" : "beyond");
+	fprintf(f, "spread between the candidate counts (max over trials and pairs): %s ulps of %s at the truth,\n"
+		   "  %s normwise relative\n",
+		num3(a, sizeof a, r->spread_ulps), out, num3(b, sizeof b, r->spread_norm_rel));
+	fprintf(f, "floor: the exact output rounded to %s has %s median %s, max %s\n\n", out,
+		rec_metric_name(o->metric), num3(a, sizeof a, r->floor_median), num3(b, sizeof b, r->floor_max));
+	para p = {.n = 0};
+	p.s[0] = '\0';
+	add(&p, "Why: ");
+	reasons(&p, o, r);
+	print_wrapped(f, p.s, 96);
+}
+
+static void csv_row(FILE *f, const char *option, unsigned size, const rec_row *w, int rec)
+{
+	fprintf(f, "%s,", option);
+	if (size)
+		fprintf(f, "%u", size);
+	fprintf(f, ",%u,%u,", w->splits, w->blocks_per_split);
+	csv_num(f, (double)w->efficiency);
+	fputc(',', f);
+	csv_num(f, w->err_median);
+	fputc(',', f);
+	csv_num(f, w->err_max);
+	fprintf(f, ",%zu,%d,%d,%d\n", w->nan_trials, w->within_tol, w->fa2, rec);
+}
+
+void rec_print_csv(FILE *f, const rec_opts *o, const rec_result *r)
+{
+	(void)o;
+	fputs("option,split_size,splits,blocks_per_split,efficiency,err_median,err_max,nan_trials,within_tol,fa2_pick,"
+	      "recommended\n",
+	      f);
+	for (size_t i = 0; i < r->nrows; i++)
+		csv_row(f, "count", 0, &r->rows[i], i == r->recommended);
+	csv_row(f, "fixed_size", r->split_size, &r->fixed, 0);
+}
+
+static void json_row(FILE *f, const rec_row *w)
+{
+	fprintf(f, "{\"splits\": %u, \"blocks_per_split\": %u, \"efficiency\": ", w->splits, w->blocks_per_split);
+	json_num(f, (double)w->efficiency);
+	fputs(", \"err_median\": ", f);
+	json_num(f, w->err_median);
+	fputs(", \"err_max\": ", f);
+	json_num(f, w->err_max);
+	fprintf(f, ", \"nan_trials\": %zu, \"within_tol\": %s, \"fa2\": %s}", w->nan_trials,
+		w->within_tol ? "true" : "false", w->fa2 ? "true" : "false");
+}
+
+void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
+{
+	const skv_fa2_decode *d = &r->fa2;
+	const skv_config *c = &o->cfg;
+	fputs("{\"command\": \"recommend\", ", f);
+	fprintf(f, "\"shape\": {\"batch\": %u, \"heads\": %u, \"kv_heads\": %u, \"ctx\": %u, \"head_dim\": %u, \"sms\": %u}, ",
+		o->batch, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms);
+	fprintf(f, "\"preset\": \"%s\", ", o->preset->name);
+	fprintf(f, "\"config\": {\"input\": \"%s\", \"compute\": \"%s\", \"p\": \"%s\", \"partial\": \"%s\", \"lse\": "
+		   "\"%s\", \"combine\": \"%s\", \"output\": \"%s\", \"lse_base\": \"%s\", \"merge\": \"%s\", \"order\": "
+		   "\"%s\", \"empty\": \"%s\"}, ",
+		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
+		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
+		skv_merge_name(o->spec.merge), skv_order_name(o->spec.order), skv_empty_name(o->spec.empty));
+	fprintf(f, "\"metric\": \"%s\", \"tol\": ", rec_metric_name(o->metric));
+	json_num(f, o->tol);
+	fprintf(f, ", \"trials\": %u, \"seed\": %llu, \"dist\": \"%s\", \"score_scale\": ", o->trials,
+		(unsigned long long)o->seed, skv_dist_name(o->dist));
+	json_num(f, o->score_scale);
+	fputs(", \"lse_offset\": ", f);
+	json_num(f, o->lse_offset);
+	fprintf(f, ", \"layout\": \"%s\", \"max_splits\": %u, ", rec_layout_name(o->layout), o->max_splits);
+	fprintf(f, "\"fa2_heuristic\": {\"block_n\": %u, \"num_n_blocks\": %u, \"gqa_folded\": %s, \"seqlen_q\": %u, "
+		   "\"num_heads\": %u, \"num_m_blocks\": %u, \"batch_nheads_mblocks\": %u, \"num_sms\": %u, "
+		   "\"early_return\": %s, \"best_efficiency\": ",
+		d->block_n, d->num_n_blocks, d->gqa_folded ? "true" : "false", d->seqlen_q, d->num_heads, d->num_m_blocks,
+		d->batch_nheads_mblocks, d->num_sms, r->fa2_early ? "true" : "false");
+	json_num(f, (double)r->fa2_best_eff);
+	fprintf(f, ", \"best_efficiency_splits\": %u}, ", r->fa2_best_splits);
+	if (r->recommended < r->nrows)
+		fprintf(f, "\"recommended_splits\": %u, ", r->rows[r->recommended].splits);
+	else
+		fputs("\"recommended_splits\": null, ", f);
+	fprintf(f, "\"fa2_splits\": %u, \"fa2_within_tol\": %s, \"candidates\": [", r->fa2_splits,
+		r->rows[r->fa2_row].within_tol ? "true" : "false");
+	for (size_t i = 0; i < r->nrows; i++) {
+		fputs(i ? ", " : "", f);
+		json_row(f, &r->rows[i]);
+	}
+	fputs("], \"skipped_ineligible\": [", f);
+	for (size_t i = 0; i < r->nskipped; i++)
+		fprintf(f, "%s%u", i ? ", " : "", r->skipped[i]);
+	fprintf(f, "], \"fixed_size\": {\"split_size\": %u, \"from_fa2_batch1\": %s, \"row\": ", r->split_size,
+		r->split_size_fa2_batch1 ? "true" : "false");
+	json_row(f, &r->fixed);
+	fputs("}, \"spread_ulps\": ", f);
+	json_num(f, r->spread_ulps);
+	fputs(", \"spread_norm_rel\": ", f);
+	json_num(f, r->spread_norm_rel);
+	fputs(", \"floor_median\": ", f);
+	json_num(f, r->floor_median);
+	fputs(", \"floor_max\": ", f);
+	json_num(f, r->floor_max);
+	fputs("}\n", f);
+}

@@ -1,0 +1,99 @@
+/* layout.c - split boundaries of the layouts: even, random (with empty splits), skewed, holes, last-empty, all-empty. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/core.h"
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * n keys in S splits, bounds[0] = 0 <= bounds[1] <= ... <= bounds[S] = n:
+ *
+ * even:   bounds[s] = floor(s n / S): sizes differ by at most one.
+ * random: the S - 1 inner boundaries are drawn independently and uniformly,
+ *         with replacement, from the S + 1 even boundaries {floor(i n / S)},
+ *         then sorted. A split is empty when two draws coincide (or a draw is
+ *         0 or n): with S splits about a third of them are empty, and the
+ *         others span one or several even slots. Draws use skv_rng seeded
+ *         with `seed` and skv_rng_below (no modulo bias).
+ * skewed: bounds[s] = n - floor(n / 2^s) for s < S: split s holds about
+ *         n / 2^(s+1) keys and the last one the remaining floor(n / 2^(S-1));
+ *         splits with 2^s > n are empty.
+ * holes:  the keys go evenly to the ceil(S / 2) even-numbered splits; every
+ *         odd-numbered split is empty.
+ * last-empty: the keys go evenly to the first S - 1 splits, the last one is
+ *         empty (one empty split; S = 1 is refused).
+ * all-empty: every split is empty: a query whose keys are all masked. The
+ *         bounds are all 0 (no key is visited); the engine measures it
+ *         against the empty attention (output 0, LSE -inf).
+ */
+size_t layout_min_splits(layout_id layout)
+{
+	return layout == LAYOUT_LAST_EMPTY ? 2 : 1;
+}
+
+int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t seed)
+{
+	if (!bounds || S == 0 || S > n)
+		return SKV_EINVAL;
+	switch (layout) {
+	case LAYOUT_EVEN:
+		return skv_bounds_even(bounds, n, S);
+	case LAYOUT_RANDOM: {
+		size_t *grid = malloc((S + 1) * sizeof *grid);
+		if (!grid)
+			return SKV_ENOMEM;
+		int st = skv_bounds_even(grid, n, S);
+		if (st != SKV_OK) {
+			free(grid);
+			return st;
+		}
+		skv_rng r;
+		skv_rng_seed(&r, seed);
+		bounds[0] = 0;
+		bounds[S] = n;
+		for (size_t s = 1; s < S; s++)
+			bounds[s] = grid[skv_rng_below(&r, (uint64_t)S + 1)];
+		qsort(bounds + 1, S - 1, sizeof *bounds, cmp_size);
+		free(grid);
+		return SKV_OK;
+	}
+	case LAYOUT_SKEWED: {
+		const size_t bits = sizeof(size_t) * 8;
+		for (size_t s = 0; s < S; s++)
+			bounds[s] = n - (s < bits ? n >> s : 0);
+		bounds[S] = n;
+		return SKV_OK;
+	}
+	case LAYOUT_LAST_EMPTY: {
+		if (S < 2)
+			return SKV_EINVAL;
+		int st = skv_bounds_even(bounds, n, S - 1);
+		bounds[S] = n;
+		return st;
+	}
+	case LAYOUT_ALL_EMPTY:
+		memset(bounds, 0, (S + 1) * sizeof *bounds);
+		return SKV_OK;
+	case LAYOUT_HOLES: {
+		size_t full = (S + 1) / 2;
+		size_t *grid = malloc((full + 1) * sizeof *grid);
+		if (!grid)
+			return SKV_ENOMEM;
+		int st = skv_bounds_even(grid, n, full);
+		if (st != SKV_OK) {
+			free(grid);
+			return st;
+		}
+		/* split 2i = [grid[i], grid[i+1]), split 2i+1 = [grid[i+1], grid[i+1]). */
+		for (size_t s = 0; s <= S; s++)
+			bounds[s] = grid[(s + 1) / 2];
+		free(grid);
+		return SKV_OK;
+	}
+	}
+	return SKV_EINVAL;
+}

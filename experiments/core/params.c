@@ -1,0 +1,335 @@
+/* params.c - the parameter table of the skv program and the parsing and printing of parameter values. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/core.h"
+
+/* Adapters from the library's typed parse and name functions to the table's
+ * unsigned ones, so the library stays the one source of truth for names. */
+#define ENUM_ADAPTERS(tag, type, parsefn, namefn)                                         \
+	static int tag##_parse(unsigned *v, const char *s)                                        \
+	{                                                                                         \
+		type x;                                                                           \
+		int st = parsefn(&x, s);                                                          \
+		if (st == SKV_OK)                                                                 \
+			*v = (unsigned)x;                                                         \
+		return st;                                                                        \
+	}                                                                                         \
+	static const char *tag##_name(unsigned v) { return namefn((type)v); }
+
+/* Stage formats: the value formats of the library's table. A scale-only
+ * format (e8m0, ue4m3) is no stage's format: it is neither listed nor
+ * parsed here. */
+static int format_parse(unsigned *v, const char *s)
+{
+	skv_format x;
+	if (skv_format_parse(&x, s) != SKV_OK || skv_format_is_scale(x))
+		return SKV_EINVAL;
+	*v = (unsigned)x;
+	return SKV_OK;
+}
+static const char *format_name(unsigned v) { return skv_format_is_scale((skv_format)v) ? NULL : skv_format_name((skv_format)v); }
+ENUM_ADAPTERS(dist, skv_dist, skv_dist_parse, skv_dist_name)
+ENUM_ADAPTERS(merge, skv_merge, skv_merge_parse, skv_merge_name)
+ENUM_ADAPTERS(order, skv_order, skv_order_parse, skv_order_name)
+ENUM_ADAPTERS(empty, skv_empty, skv_empty_parse, skv_empty_name)
+ENUM_ADAPTERS(base, skv_lse_base, skv_lse_base_parse, skv_lse_base_name)
+
+/* The program's own enumerations: one table of names each. */
+static const char *const layout_names[NLAYOUTS] = {"even",  "random",     "skewed",
+							   "holes", "last-empty", "all-empty"};
+
+/* Presets come from the library: value 0 is "none", value i + 1 preset i. */
+static const char *preset_name(unsigned v)
+{
+	const skv_preset *p = v ? skv_preset_at(v - 1) : NULL;
+	return v == 0 ? "none" : p ? p->name : NULL;
+}
+
+static int preset_parse(unsigned *v, const char *s)
+{
+	if (strcmp(s, "none") == 0) {
+		*v = 0;
+		return SKV_OK;
+	}
+	for (size_t i = 0; i < skv_preset_count(); i++)
+		if (strcmp(s, skv_preset_at(i)->name) == 0) {
+			*v = (unsigned)i + 1;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
+}
+
+static int table_parse(unsigned *v, const char *s, const char *const *tab, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(s, tab[i]) == 0) {
+			*v = i;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
+}
+
+#define TABLE_ENUM(tag, tab)                                                              \
+	static int tag##_parse(unsigned *v, const char *s)                                        \
+	{                                                                                         \
+		return table_parse(v, s, tab, sizeof tab / sizeof tab[0]);                        \
+	}                                                                                         \
+	static const char *tag##_name(unsigned v) { return v < sizeof tab / sizeof tab[0] ? tab[v] : NULL; }
+
+TABLE_ENUM(layout, layout_names)
+
+static const param_enum en_format = {"format", SKV_NFORMATS, format_name, format_parse};
+static const param_enum en_dist = {"distribution", SKV_NDISTS, dist_name, dist_parse};
+static const param_enum en_merge = {"merge", SKV_NMERGES, merge_name, merge_parse};
+static const param_enum en_order = {"order", SKV_NORDERS, order_name, order_parse};
+static const param_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, empty_parse};
+static const param_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
+static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
+static const param_enum en_layout = {"layout", NLAYOUTS, layout_name, layout_parse};
+
+#define INT(lo, hi) PT_INT, NULL, (lo), (hi), 0, 0, 0
+#define REAL(lo, hi, open) PT_REAL, NULL, 0, 0, (lo), (hi), (open)
+#define ENUM(en) PT_ENUM, &(en), 0, 0, 0, 0, 0
+#define SPLIT KIND_SPLIT
+#define ONLINE KIND_ONLINE
+#define ALL KIND_ALL
+
+/* The one parameter table: flag, column, type and range, kinds, single,
+ * default, help. The ranges keep every size within what the engine can
+ * allocate and index; lse-offset stays where fp64 still resolves a score
+ * (1e9 has spacing 1.2e-7). */
+const param_def params[NPARAMS] = {
+	[P_PRESET] = {"preset", "preset", ENUM(en_preset), ALL, 0, "none",
+			      "production-kernel profile (skv list shows each): sets every stage format, the LSE "
+			      "base, merge, order, empty-split mode; explicit flags override single fields"},
+	[P_CTX] = {"ctx", "ctx", INT(1, 1u << 24), ALL, 0, "4096", "keys in the context"},
+	[P_HEAD_DIM] = {"head-dim", "head_dim", INT(1, 4096), ALL, 0, "128", "head dimension d"},
+	[P_DIST] = {"dist", "dist", ENUM(en_dist), ALL, 0, "gaussian",
+			    "score distribution (sink: key 0 carries about 87% of the mass; ramp: a recency "
+			    "bias of 8 nats across the context, the running max moves at every block)"},
+	[P_SCORE_SCALE] = {"score-scale", "score_scale", REAL(0, 1e6, 1), ALL, 0, "0.5",
+				   "standard deviation of q (K and V are N(0, 1))"},
+	[P_INPUT] = {"input", "input", ENUM(en_format), ALL, 0, "fp32",
+			     "format of q, K, V (the truth sees the same rounded values)"},
+	[P_LSE_OFFSET] = {"lse-offset", "lse_offset", REAL(-1e9, 1e9, 0), ALL, 0, "0",
+				  "constant added to every scaled score (natural-log units): moves the "
+				  "LSEs, not the exact output"},
+	[P_SPLITS] = {"splits", "splits", INT(1, 1u << 20), SPLIT, 0, "1",
+			      "number of KV splits (at most ctx)"},
+	[P_LAYOUT] = {"layout", "layout", ENUM(en_layout), SPLIT, 0, "even",
+			      "split boundaries: even; random (cuts on the even grid, some splits "
+			      "empty); skewed (sizes halve: n/2, n/4, ...); holes (every odd split empty); "
+			      "last-empty (S-1 even splits, the last empty); all-empty (every key masked: "
+			      "all splits empty, the exact output is 0 with LSE -inf)"},
+	[P_BLOCK_SIZE] = {"block-size", "block_size", INT(0, 1u << 24), ALL, 0, "128",
+				  "keys per online-softmax block (0: one block per split or row)"},
+	[P_CAUSAL] = {"causal", "causal", INT(0, 1), ONLINE, 0, "0",
+			      "1: ctx query rows under the causal mask; 0: one decode row"},
+	[P_COMPUTE] = {"compute", "compute", ENUM(en_format), ALL, 0, "fp32",
+			       "arithmetic inside a split: scores, max, exp, sums, P.V"},
+	[P_P] = {"p", "p", ENUM(en_format), ALL, 0, "fp32",
+			 "format of the probabilities fed to P.V"},
+	[P_LSE_BASE] = {"lse-base", "lse_base", ENUM(en_base), ALL, 0, "e",
+				"LSE base: e (exp, log), 2 (scores pre-scaled by log2 e in compute, exp2, log2 "
+				"throughout), e2 (base-2 arithmetic inside the split, natural LSE written and "
+				"merged, as FlashAttention does)"},
+	[P_PARTIAL] = {"partial", "partial", ENUM(en_format), SPLIT, 0, "fp32",
+			       "storage of each split's normalized output"},
+	[P_LSE] = {"lse", "lse", ENUM(en_format), SPLIT, 0, "fp32", "storage of each split's LSE"},
+	[P_COMBINE] = {"combine", "combine", ENUM(en_format), SPLIT, 0, "fp32",
+			       "arithmetic of the merge"},
+	[P_OUTPUT] = {"output", "output", ENUM(en_format), ALL, 0, "fp32",
+			      "format of the result (and unit of ulp_err)"},
+	[P_MERGE] = {"merge", "merge", ENUM(en_merge), SPLIT, 0, "onepass",
+			     "merge rule (mean and sum are wrong on purpose)"},
+	[P_ORDER] = {"order", "order", ENUM(en_order), SPLIT, 0, "seq",
+			     "reduction order of the merge (random: a new permutation per trial)"},
+	[P_EMPTY] = {"empty", "empty", ENUM(en_empty), SPLIT, 0, "guard",
+			     "what the merge does with empty splits"},
+	[P_MERGE_THREADS] = {"merge-threads", "merge_threads", INT(1, 1024), SPLIT, 0, "1",
+				     "threads of the strided order"},
+	[P_ROUND_STATES] = {"round-states", "round_states", INT(0, 1), SPLIT, 0, "0",
+				    "1: per-thread merge states rounded to the input format (FlashInfer's "
+				    "shared-memory stage)"},
+	[P_TRIALS] = {"trials", "trials", INT(1, 1000000), ALL, 1, "5",
+			      "random instances per point"},
+	[P_SEED] = {"seed", "seed", INT(0, UINT64_MAX), ALL, 0, "1",
+			    "base seed; trial t draws its problem from skv_seed_mix(seed, t)"},
+	[P_THREADS] = {"threads", NULL, INT(0, 4096), ALL, 1, "0",
+			       "OpenMP threads (0: the OpenMP default); never changes the results"},
+};
+
+int param_find(const char *flag)
+{
+	for (int i = 0; i < NPARAMS; i++)
+		if (strcmp(params[i].flag, flag) == 0)
+			return i;
+	return -1;
+}
+
+void param_allowed(char *buf, size_t n, int id)
+{
+	const param_def *p = &params[id];
+	size_t len = 0;
+	buf[0] = '\0';
+	switch (p->type) {
+	case PT_ENUM:
+		for (unsigned v = 0; v < p->en->count; v++) {
+			if (!p->en->name(v))
+				continue; /* not a value of this parameter (a scale format) */
+			int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", p->en->name(v));
+			if (w < 0 || (size_t)w >= n - len)
+				return;
+			len += (size_t)w;
+		}
+		break;
+	case PT_INT:
+		snprintf(buf, n, "an integer in [%" PRIu64 ", %" PRIu64 "]", p->imin, p->imax);
+		break;
+	case PT_REAL: {
+		char lo[32], hi[32];
+		format_double(lo, sizeof lo, p->rmin);
+		format_double(hi, sizeof hi, p->rmax);
+		snprintf(buf, n, "a number in %s%s, %s]", p->rmin_open ? "(" : "[", lo, hi);
+		break;
+	}
+	}
+}
+
+/*
+ * Number syntax, one rule for every parameter: decimal, or C hexadecimal
+ * with a 0x prefix (integers 0x1F; reals 0x1.8p3, which states a double
+ * exactly). No sign for integers, no leading blanks, no inf or nan, nothing
+ * after the number. A real literal is read as the double nearest to it (as
+ * strtod rounds), also when that is subnormal or zero (1e-400 reads as 0),
+ * and that double is what the range check sees.
+ */
+static int is_hex_prefix(const char *s) { return s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
+
+/* An integer token: digits only, or 0x and hex digits only (strtoull alone
+ * would accept leading blanks and signs and wrap "-1" to 2^64 - 1). */
+static int int_token(const char *s)
+{
+	const int hex = is_hex_prefix(s);
+	const char *d = hex ? s + 2 : s;
+	if (!*d)
+		return 0;
+	for (; *d; d++)
+		if (!(hex ? (*d >= '0' && *d <= '9') || (*d >= 'a' && *d <= 'f') || (*d >= 'A' && *d <= 'F')
+			  : *d >= '0' && *d <= '9'))
+			return 0;
+	return 1;
+}
+
+/* A real token: what strtod reads, minus blanks, inf and nan. */
+static int real_token(const char *s)
+{
+	if (!*s || *s == ' ' || *s == '\t' || *s == '\n')
+		return 0;
+	for (const char *c = s; *c; c++)
+		if (*c == 'n' || *c == 'N' || *c == 'i' || *c == 'I')
+			return 0; /* inf, infinity, nan: never a parameter value */
+	return 1;
+}
+
+static int malformed(message *e, const param_def *p, const char *s, const char *allowed)
+{
+	msg_set(e, "skv: malformed number '%s' for --%s (expected %s)", s, p->flag, allowed);
+	return SKV_EINVAL;
+}
+
+static int out_of_range(message *e, const param_def *p, const char *s, const char *allowed)
+{
+	msg_set(e, "skv: --%s=%s is out of range (expected %s)", p->flag, s, allowed);
+	return SKV_EINVAL;
+}
+
+int param_parse(param_value *v, int id, const char *s, message *e)
+{
+	const param_def *p = &params[id];
+	char allowed[256];
+	param_value x = {0, 0.0};
+	param_allowed(allowed, sizeof allowed, id);
+	switch (p->type) {
+	case PT_ENUM: {
+		unsigned u;
+		if (p->en->parse(&u, s) != SKV_OK) {
+			msg_set(e, "skv: unknown %s '%s' for --%s (expected %s)", p->en->what,
+				 s, p->flag, allowed);
+			return SKV_EINVAL;
+		}
+		x.u = u;
+		break;
+	}
+	case PT_INT: {
+		if (!int_token(s))
+			return malformed(e, p, s, allowed);
+		errno = 0;
+		unsigned long long u = strtoull(s, NULL, is_hex_prefix(s) ? 16 : 10);
+		if (errno == ERANGE || u < p->imin || u > p->imax)
+			return out_of_range(e, p, s, allowed);
+		x.u = (uint64_t)u;
+		break;
+	}
+	case PT_REAL: {
+		char *end;
+		if (!real_token(s))
+			return malformed(e, p, s, allowed);
+		errno = 0;
+		double r = strtod(s, &end);
+		if (end == s || *end)
+			return malformed(e, p, s, allowed);
+		/* ERANGE with a finite result is an underflow: r is the nearest
+		 * double (0 or subnormal), kept; with an infinite one, overflow. */
+		if (!isfinite(r) || r < p->rmin || r > p->rmax || (p->rmin_open && r == p->rmin))
+			return out_of_range(e, p, s, allowed);
+		x.r = r;
+		break;
+	}
+	}
+	*v = x;
+	return SKV_OK;
+}
+
+void format_double(char *buf, size_t n, double x)
+{
+	if (isnan(x)) {
+		snprintf(buf, n, "nan"); /* never glibc's "-nan" */
+		return;
+	}
+	if (isinf(x)) {
+		snprintf(buf, n, x < 0 ? "-inf" : "inf");
+		return;
+	}
+	/* An integer below 2^53 prints as one ("10", not "1e+01"): exact. */
+	if (x == floor(x) && fabs(x) < 0x1p53) {
+		snprintf(buf, n, "%.0f", x);
+		return;
+	}
+	/* 17 significant digits always round-trip a double; the first shorter
+	 * precision that reads back to the same value gives the shortest form. */
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+void param_format(char *buf, size_t n, int id, param_value v)
+{
+	const param_def *p = &params[id];
+	switch (p->type) {
+	case PT_ENUM:
+		snprintf(buf, n, "%s", p->en->name((unsigned)v.u));
+		break;
+	case PT_INT:
+		snprintf(buf, n, "%" PRIu64, v.u);
+		break;
+	case PT_REAL:
+		format_double(buf, n, v.r);
+		break;
+	}
+}

@@ -1,0 +1,61 @@
+/* error.c - one-line error messages of the skv program, never cut, control characters escaped. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "io/io.h"
+
+/* The message as one printable line: a byte below 0x20 or DEL becomes \n,
+ * \r, \t or \xHH (bytes from 0x80 up are kept: they are UTF-8 text). */
+static char *one_line(const char *s, size_t n)
+{
+	char *out = malloc(4 * n + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != 0x7f)
+			*o++ = (char)c;
+		else if (c == '\n')
+			o += sprintf(o, "\\n");
+		else if (c == '\r')
+			o += sprintf(o, "\\r");
+		else if (c == '\t')
+			o += sprintf(o, "\\t");
+		else
+			o += sprintf(o, "\\x%02x", c);
+	}
+	*o = '\0';
+	return out;
+}
+
+/* What a message reads when formatting it ran out of memory. */
+static char oom[] = "skv: out of memory";
+
+void msg_set(message *e, const char *fmt, ...)
+{
+	va_list ap, aq;
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *raw = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (raw)
+		vsnprintf(raw, (size_t)n + 1, fmt, aq);
+	va_end(aq);
+	char *msg = raw ? one_line(raw, (size_t)n) : NULL;
+	free(raw);
+	msg_free(e);
+	e->msg = msg ? msg : oom;
+}
+
+const char *msg_text(const message *e)
+{
+	return e->msg ? e->msg : "";
+}
+
+void msg_free(message *e)
+{
+	if (e->msg != oom)
+		free(e->msg);
+	e->msg = NULL;
+}
