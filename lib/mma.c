@@ -99,23 +99,24 @@ int skv_mma_input_parse(skv_mma_input *f, const char *name)
 	return SKV_EINVAL;
 }
 
-/* x is a value when |x| <= max and x is a multiple of its quantum
- * 2^(max(e, emin) - p + 1); scaling by a power of two is exact here. */
+/* x != 0 is a value when |x| <= max and x is a multiple of its quantum
+ * 2^q, q = max(e, emin) - p + 1 (e = floor(log2 |x|)): the bits of x's
+ * 53-bit significand below 2^q, the low 53 - p + max(0, emin - e) of them,
+ * are zero. Every value is a normal double, so a double subnormal is not. */
 int skv_mma_input_is_value(skv_mma_input f, double x)
 {
 	if ((unsigned)f >= SKV_MMA_NINPUTS)
 		return 0;
-	if (isnan(x) || x == 0)
-		return 1;
-	if (isinf(x))
+	const uint64_t a = skv_bits_i(x) & ~SKV_I_SIGN;
+	if (a > SKV_I_INF || a == 0)
+		return 1; /* NaN or zero */
+	if (a == SKV_I_INF)
 		return input_formats[f].has_inf;
-	if (fabs(x) > input_formats[f].max)
+	if (skv_from_bits_i(a) > input_formats[f].max || (a >> 52) == 0)
 		return 0;
-	int e = ilogb(x);
-	if (e < input_formats[f].emin)
-		e = input_formats[f].emin;
-	double t = ldexp(x, input_formats[f].p - 1 - e);
-	return t == trunc(t);
+	const int e = (int)(a >> 52) - 1023, emin = input_formats[f].emin;
+	const int low = 53 - input_formats[f].p + (e < emin ? emin - e : 0);
+	return low <= 52 && (a & ((UINT64_C(1) << low) - 1)) == 0;
 }
 
 /* ----------------------------------------------------------------- GPUs */
@@ -502,6 +503,47 @@ static double block(const skv_mma_unit *u, products *pr, double c)
 	return r;
 }
 
+/* The common case in one pass (no sticky bit, c aligned, whole blocks,
+ * the model's subnormal and product handling): the same sums as gather +
+ * aligned_sum, with zero products kept at exponent INT_MIN instead of
+ * dropped (they add trunc(0) = 0 and never raise E) and no branch per
+ * product. *bad is set for a non-finite product. */
+static double block_fast(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb,
+			 unsigned len, double c, int *bad)
+{
+	double P[NMAX];
+	const int emin = u->emin_in;
+	int E = INT_MIN;
+	uint64_t special = 0;
+	for (unsigned i = 0; i < len; i++) {
+		const double x = a[i * sa], y = b[i * sb], p = x * y;
+		int ex = expo(x), ey = expo(y);
+		ex = ex < emin ? emin : ex;
+		ey = ey < emin ? emin : ey;
+		const int e = p != 0 ? ex + ey : INT_MIN;
+		E = e > E ? e : E;
+		special |= (skv_bits_i(p) & SKV_I_INF) == SKV_I_INF;
+		P[i] = p;
+	}
+	if (special) {
+		*bad = 1;
+		return 0.0;
+	}
+	if (c != 0) {
+		const int ec = expo(c) < -126 ? -126 : expo(c);
+		E = ec > E ? ec : E;
+	} else if (E == INT_MIN) {
+		return 0.0; /* no nonzero product and c = 0 */
+	}
+	E = E < u->par.min_exp ? u->par.min_exp : E;
+	const int G = E - 23 - u->par.neab;
+	const double scale = pow2i(-G);
+	int64_t S = (int64_t)(c * scale);
+	for (unsigned i = 0; i < len; i++)
+		S += (int64_t)(P[i] * scale);
+	return round_out(u, (double)S * pow2i(G), u->par.final_round);
+}
+
 /* GEMM.m's rule for NaN and infinities among the products and c; the
  * limited products of prd_limit count as infinities of their sign. */
 static double special(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
@@ -539,9 +581,22 @@ double skv_mma_dot_fast(const skv_mma_unit *u, const double *a, size_t sa, const
 		return special(u, a, sa, b, sb, K, c);
 	if (!u->par.out_subnormals && fabs(c) < pow2i(u->emin_out))
 		c = 0.0;
+	double d = c;
+	if (u->fast && !u->par.halves && u->par.cjoin == SKV_MMA_C_ALIGNED) {
+		int bad = 0;
+		for (size_t k0 = 0; k0 < K; k0 += u->par.n) {
+			unsigned len = K - k0 < u->par.n ? (unsigned)(K - k0) : u->par.n;
+			/* An overflowed accumulator stays infinite; its blocks still
+			 * run, with c = 0, to find NaN and infinite products. */
+			double r = block_fast(u, a + k0 * sa, sa, b + k0 * sb, sb, len, isfinite(d) ? d : 0.0, &bad);
+			if (bad)
+				return special(u, a, sa, b, sb, K, c);
+			d = isfinite(d) ? r : d;
+		}
+		return d;
+	}
 	products pr;
 	pr.bad = 0;
-	double d = c;
 	for (size_t k0 = 0; k0 < K; k0 += u->par.n) {
 		unsigned len = K - k0 < u->par.n ? (unsigned)(K - k0) : u->par.n;
 		gather(&pr, u, a + k0 * sa, sa, b + k0 * sb, sb, len);
