@@ -63,6 +63,9 @@ static int dbuf_push(dbuf *b, double x)
 	return 1;
 }
 
+/* A value of f: NaN, or a double that f's rounding leaves unchanged. */
+static int is_value(skv_format f, double x) { return isnan(x) || skv_round(f, x) == x; }
+
 static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
 
 static int hex_digit(char ch)
@@ -132,9 +135,9 @@ static int parse_lines(mma_cmd_vecs *out, const char *text, size_t len, const ch
 				goto fail;
 			}
 			double x = from_fp32_bits(bits);
-			if (in >= 0 && !skv_mma_input_is_value((skv_mma_input)in, x)) {
+			if (in >= 0 && !is_value((skv_format)in, x)) {
 				msgf(msg, msgsz, "%s:%zu: value %zu (0x%08x) is not a %s value", name, line, count + 1,
-				     (unsigned)bits, skv_mma_input_name((skv_mma_input)in));
+				     (unsigned)bits, skv_format_name((skv_format)in));
 				goto fail;
 			}
 			if (!dbuf_push(&b, x)) {
@@ -169,10 +172,10 @@ fail:
 	return 1;
 }
 
-int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_mma_input in,
+int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_format in,
 		      char *msg, size_t msgsz)
 {
-	if (!out || (!text && len) || !name || (unsigned)in >= SKV_MMA_NINPUTS)
+	if (!out || (!text && len) || !name || skv_format_name(in) == NULL)
 		return 1;
 	return parse_lines(out, text, len, name, (int)in, 16, msg, msgsz);
 }
@@ -277,16 +280,16 @@ static int parse_options(options *o, int argc, char **argv, FILE *err)
 static int make_unit(skv_mma_unit *u, const options *o, FILE *err)
 {
 	skv_gpu g;
-	skv_mma_input in;
+	skv_format in;
 	skv_format out;
 	if (skv_gpu_parse(&g, o->gpu) != SKV_OK) {
 		fprintf(err, "skv mma: --gpu=%s: unknown GPU (expected ieee, v100, a100, ada, h100, b200, a2, a30, "
 			     "l40s, h200)\n", o->gpu);
 		return 0;
 	}
-	if (skv_mma_input_parse(&in, o->input) != SKV_OK) {
-		fprintf(err, "skv mma: --input=%s: unknown input format (expected fp16, bf16, tf32, e4m3, e5m2)\n",
-			o->input);
+	if (skv_format_parse(&in, o->input) != SKV_OK || skv_mma_unit_init(u, SKV_GPU_IEEE, in, SKV_FP32) != SKV_OK) {
+		fprintf(err, "skv mma: --input=%s: not an input format of the tensor cores (fp16, bf16, tf32, e4m3, "
+			     "e5m2)\n", o->input);
 		return 0;
 	}
 	if (skv_format_parse(&out, o->output) != SKV_OK || (out != SKV_FP32 && out != SKV_FP16)) {
@@ -348,7 +351,7 @@ static int load(mma_cmd_vecs *v, const char *path, int in, FILE *err)
 	char *text = read_file(path, &len, err);
 	if (!text)
 		return 0;
-	int rc = in >= 0 ? mma_cmd_parse_hex(v, text, len, path, (skv_mma_input)in, msg, sizeof msg)
+	int rc = in >= 0 ? mma_cmd_parse_hex(v, text, len, path, (skv_format)in, msg, sizeof msg)
 			 : mma_cmd_parse_bin(v, text, len, path, msg, sizeof msg);
 	free(text);
 	if (rc == 2)

@@ -28,7 +28,7 @@ typedef struct {
  * the last newline is optional. Every value must be a value of `in`. name is
  * the file name for messages. Returns 0, or 1 with "name:LINE: what" in msg
  * (out untouched); 2 on allocation failure. */
-int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_mma_input in,
+int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_format in,
 		      char *msg, size_t msgsz);
 
 /* Parses a c_*.txt or d_*.txt file: one fp32 bit pattern a line as exactly

@@ -68,56 +68,23 @@
 
 /* ------------------------------------------------------- input formats */
 
-static const struct {
-	const char *name;
-	int p, emin;
-	double max;
-	int has_inf;
-} input_formats[] = {
-	[SKV_MMA_FP16] = {"fp16", 11, -14, 65504.0, 1},
-	[SKV_MMA_BF16] = {"bf16", 8, -126, 0x1.fep127, 1},
-	[SKV_MMA_TF32] = {"tf32", 11, -126, 0x1.ffcp127, 1},
-	[SKV_MMA_E4M3] = {"e4m3", 4, -6, 448.0, 0},
-	[SKV_MMA_E5M2] = {"e5m2", 3, -14, 57344.0, 1},
-};
-_Static_assert(sizeof input_formats / sizeof input_formats[0] == SKV_MMA_NINPUTS, "one row per input");
-
-const char *skv_mma_input_name(skv_mma_input f)
+/* The unit tables name the base formats; the saturating variants have the
+ * same values (lib/fmt_inline.h), so they are the same inputs. -1: none. */
+static int input_base(skv_format f)
 {
-	return (unsigned)f < SKV_MMA_NINPUTS ? input_formats[f].name : NULL;
+	switch (f) {
+	case SKV_FP16:
+	case SKV_BF16:
+	case SKV_TF32:
+	case SKV_E4M3:
+	case SKV_E5M2: return (int)f;
+	case SKV_E4M3_SAT: return SKV_E4M3;
+	case SKV_E5M2_SAT: return SKV_E5M2;
+	default: return -1;
+	}
 }
 
-int skv_mma_input_parse(skv_mma_input *f, const char *name)
-{
-	if (!f || !name)
-		return SKV_EINVAL;
-	for (unsigned i = 0; i < SKV_MMA_NINPUTS; i++)
-		if (strcmp(name, input_formats[i].name) == 0) {
-			*f = (skv_mma_input)i;
-			return SKV_OK;
-		}
-	return SKV_EINVAL;
-}
-
-/* x != 0 is a value when |x| <= max and x is a multiple of its quantum
- * 2^q, q = max(e, emin) - p + 1 (e = floor(log2 |x|)): the bits of x's
- * 53-bit significand below 2^q, the low 53 - p + max(0, emin - e) of them,
- * are zero. Every value is a normal double, so a double subnormal is not. */
-int skv_mma_input_is_value(skv_mma_input f, double x)
-{
-	if ((unsigned)f >= SKV_MMA_NINPUTS)
-		return 0;
-	const uint64_t a = skv_bits_i(x) & ~SKV_I_SIGN;
-	if (a > SKV_I_INF || a == 0)
-		return 1; /* NaN or zero */
-	if (a == SKV_I_INF)
-		return input_formats[f].has_inf;
-	if (skv_from_bits_i(a) > input_formats[f].max || (a >> 52) == 0)
-		return 0;
-	const int e = (int)(a >> 52) - 1023, emin = input_formats[f].emin;
-	const int low = 53 - input_formats[f].p + (e < emin ? emin - e : 0);
-	return low <= 52 && (a & ((UINT64_C(1) << low) - 1)) == 0;
-}
+static int is_value(skv_format f, double x) { return isnan(x) || skv_round_i(f, x) == x; }
 
 /* ----------------------------------------------------------------- GPUs */
 
@@ -162,62 +129,62 @@ int skv_gpu_parse(skv_gpu *g, const char *name)
  * checked with `skv mma --check` but not in the shared folder. */
 static const struct {
 	skv_gpu g;
-	skv_mma_input in;
+	skv_format in;
 	skv_format out;
 	skv_mma_params par;
 	const char *source;
 } unit_table[] = {
-	{SKV_GPU_V100, SKV_MMA_FP16, SKV_FP32, A32_(4, 0, -1024),
+	{SKV_GPU_V100, SKV_FP16, SKV_FP32, A32_(4, 0, -1024),
 	 "V100TC.m: n 4, neab 0, rz; V100 fp16 -> fp32 5000/5000"},
-	{SKV_GPU_V100, SKV_MMA_FP16, SKV_FP16, A16_(4, 0, -19),
+	{SKV_GPU_V100, SKV_FP16, SKV_FP16, A16_(4, 0, -19),
 	 "V100TC.m fp16 out: rne, min_exp_limit -19; V100 fp16 -> fp16 5000/5000"},
 #define AMPERE_(G, what)                                                                                  \
-	{G, SKV_MMA_FP16, SKV_FP32, A32_(8, 1, -132), what " n 8, neab 1, rz; fp16 -> fp32 5000/5000"}, \
-	{G, SKV_MMA_FP16, SKV_FP16, A16_(8, 1, -20), what " fp16 out: rne, -20; 5000/5000"},            \
-	{G, SKV_MMA_BF16, SKV_FP32, A32_(8, 1, -132), what " bf16: as fp16; 5000/5000"},               \
-	{G, SKV_MMA_TF32, SKV_FP32, A32_(4, 1, -132), what " tf32: n 4; 5000/5000"}
+	{G, SKV_FP16, SKV_FP32, A32_(8, 1, -132), what " n 8, neab 1, rz; fp16 -> fp32 5000/5000"}, \
+	{G, SKV_FP16, SKV_FP16, A16_(8, 1, -20), what " fp16 out: rne, -20; 5000/5000"},            \
+	{G, SKV_BF16, SKV_FP32, A32_(8, 1, -132), what " bf16: as fp16; 5000/5000"},               \
+	{G, SKV_TF32, SKV_FP32, A32_(4, 1, -132), what " tf32: n 4; 5000/5000"}
 	AMPERE_(SKV_GPU_A100, "A100TC.m (A2TC.m, A30TC.m call it):"),
 	AMPERE_(SKV_GPU_ADA, "L40STC.m, AdaTC.m:"),
 	/* FP8 on Ada: neab -10 and, for fp32 out, NoManBitsOut + neab = 13
 	 * fraction bits (GEMM.m); fp16 out keeps 10 bits (GEMM.m v0.1, 109e412,
 	 * applied the reduction to fp32 only; AdaTC.m's 0 bits fit nothing). */
-	{SKV_GPU_ADA, SKV_MMA_E4M3, SKV_FP32, ALIGNED_(16, -10, SKV_MMA_RZ, 13, -132),
+	{SKV_GPU_ADA, SKV_E4M3, SKV_FP32, ALIGNED_(16, -10, SKV_MMA_RZ, 13, -132),
 	 "AdaTC.m fp8: n 16, neab -10, 13 bits, rz; L40S 5000/5000, Ada repo 5000/5000"},
-	{SKV_GPU_ADA, SKV_MMA_E5M2, SKV_FP32, ALIGNED_(16, -10, SKV_MMA_RZ, 13, -132),
+	{SKV_GPU_ADA, SKV_E5M2, SKV_FP32, ALIGNED_(16, -10, SKV_MMA_RZ, 13, -132),
 	 "AdaTC.m fp8: n 16, neab -10, 13 bits, rz; L40S 5000/5000, Ada repo 5000/5000"},
-	{SKV_GPU_ADA, SKV_MMA_E4M3, SKV_FP16, A16_(16, -10, -132),
+	{SKV_GPU_ADA, SKV_E4M3, SKV_FP16, A16_(16, -10, -132),
 	 "AdaTC.m fp8, fp16 out with 10 bits; Ada repo 5000/5000 (no L40S vectors)"},
-	{SKV_GPU_ADA, SKV_MMA_E5M2, SKV_FP16, A16_(16, -10, -132),
+	{SKV_GPU_ADA, SKV_E5M2, SKV_FP16, A16_(16, -10, -132),
 	 "AdaTC.m fp8, fp16 out with 10 bits; Ada repo 5000/5000 (no L40S vectors)"},
 #define HOPPER_(G, what)                                                                                    \
-	{G, SKV_MMA_FP16, SKV_FP32, A32_(16, 2, -133), what " n 16, neab 2, rz; fp16 -> fp32 5000/5000"}, \
-	{G, SKV_MMA_FP16, SKV_FP16, A16_(16, 2, -21), what " fp16 out: rne, -21; 5000/5000"},             \
-	{G, SKV_MMA_BF16, SKV_FP32, A32_(16, 2, -133), what " bf16: as fp16; 5000/5000"},                \
-	{G, SKV_MMA_TF32, SKV_FP32, A32_(8, 2, -133), what " tf32: n 8; 5000/5000 (K = 4)"}
+	{G, SKV_FP16, SKV_FP32, A32_(16, 2, -133), what " n 16, neab 2, rz; fp16 -> fp32 5000/5000"}, \
+	{G, SKV_FP16, SKV_FP16, A16_(16, 2, -21), what " fp16 out: rne, -21; 5000/5000"},             \
+	{G, SKV_BF16, SKV_FP32, A32_(16, 2, -133), what " bf16: as fp16; 5000/5000"},                \
+	{G, SKV_TF32, SKV_FP32, A32_(8, 2, -133), what " tf32: n 8; 5000/5000 (K = 4)"}
 	HOPPER_(SKV_GPU_H100, "H100TC.m (H200TC.m calls it):"),
 	HOPPER_(SKV_GPU_B200, "B200TC.m:"),
 	/* H100 FP8 -> fp32 as recorded: wgmma with c = 0 (Validate_TC_models.m);
 	 * how a nonzero c joins is the model file's assumption. */
-	{SKV_GPU_H100, SKV_MMA_E4M3, SKV_FP32, ALIGNED_(32, -10, SKV_MMA_RZ, 13, -133),
+	{SKV_GPU_H100, SKV_E4M3, SKV_FP32, ALIGNED_(32, -10, SKV_MMA_RZ, 13, -133),
 	 "H100TC.m fp8 (wgmma): n 32, neab -10, 13 bits, rz; 5000/5000 with c = 0"},
-	{SKV_GPU_H100, SKV_MMA_E5M2, SKV_FP32, ALIGNED_(32, -10, SKV_MMA_RZ, 13, -133),
+	{SKV_GPU_H100, SKV_E5M2, SKV_FP32, ALIGNED_(32, -10, SKV_MMA_RZ, 13, -133),
 	 "H100TC.m fp8 (wgmma): n 32, neab -10, 13 bits, rz; 5000/5000 with c = 0"},
 	/* FP8 mma.sync (model_validation/CUDA/mma_fp8_output_fp16.cu, and
 	 * _fp32.cu on B200): the first GEMM.m's interleaved pattern, two
 	 * half-blocks of 16 then c added with rne ("cOutRoundMode = 'rne'",
 	 * 109e412), neab 2. The current files (one block, c aligned) match
 	 * 3120/3356 (H100 fp16), 3207/3236 (B200 fp32) of 5000. */
-	{SKV_GPU_H100, SKV_MMA_E4M3, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
+	{SKV_GPU_H100, SKV_E4M3, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
 	 "H100 fp8 mma.sync, fp16 out: halves of 16, neab 2, rne, c added rne; 5000/5000"},
-	{SKV_GPU_H100, SKV_MMA_E5M2, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
+	{SKV_GPU_H100, SKV_E5M2, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
 	 "H100 fp8 mma.sync, fp16 out: halves of 16, neab 2, rne, c added rne; 5000/5000"},
-	{SKV_GPU_B200, SKV_MMA_E4M3, SKV_FP32, P_(32, 1, 2, SKV_MMA_RZ, 23, -133, SKV_MMA_C_AFTER),
+	{SKV_GPU_B200, SKV_E4M3, SKV_FP32, P_(32, 1, 2, SKV_MMA_RZ, 23, -133, SKV_MMA_C_AFTER),
 	 "B200 fp8 mma.sync: halves of 16, neab 2, rz, c added rne; 5000/5000"},
-	{SKV_GPU_B200, SKV_MMA_E5M2, SKV_FP32, P_(32, 1, 2, SKV_MMA_RZ, 23, -133, SKV_MMA_C_AFTER),
+	{SKV_GPU_B200, SKV_E5M2, SKV_FP32, P_(32, 1, 2, SKV_MMA_RZ, 23, -133, SKV_MMA_C_AFTER),
 	 "B200 fp8 mma.sync: halves of 16, neab 2, rz, c added rne; 5000/5000"},
-	{SKV_GPU_B200, SKV_MMA_E4M3, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
+	{SKV_GPU_B200, SKV_E4M3, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
 	 "B200 fp8 mma.sync, fp16 out: halves of 16, neab 2, rne, c added rne; 5000/5000"},
-	{SKV_GPU_B200, SKV_MMA_E5M2, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
+	{SKV_GPU_B200, SKV_E5M2, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
 	 "B200 fp8 mma.sync, fp16 out: halves of 16, neab 2, rne, c added rne; 5000/5000"},
 };
 
@@ -247,7 +214,7 @@ static int params_ok(const skv_mma_params *p, skv_format out)
 	return !(p->cjoin == SKV_MMA_C_LATE && (p->sticky || p->halves));
 }
 
-static void unit_fill(skv_mma_unit *u, int gpu, const skv_mma_params *par, skv_mma_input in, skv_format out,
+static void unit_fill(skv_mma_unit *u, int gpu, const skv_mma_params *par, skv_format in, skv_format out,
 		      const char *source)
 {
 	skv_mma_unit t;
@@ -261,7 +228,7 @@ static void unit_fill(skv_mma_unit *u, int gpu, const skv_mma_params *par, skv_m
 			t.par.min_exp = MIN_EXP_FLOOR;
 	}
 	t.source = source;
-	t.emin_in = input_formats[in].emin;
+	t.emin_in = skv_format_emin(in);
 	t.emin_out = skv_format_emin(out);
 	t.emax_out = skv_format_emax(out);
 	t.fast = par && !par->sticky && par->cjoin != SKV_MMA_C_LATE && par->in_subnormals &&
@@ -269,25 +236,25 @@ static void unit_fill(skv_mma_unit *u, int gpu, const skv_mma_params *par, skv_m
 	*u = t;
 }
 
-int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_mma_input in, skv_format out)
+int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_format in, skv_format out)
 {
-	if (!u || (unsigned)g >= SKV_NGPUS || (unsigned)in >= SKV_MMA_NINPUTS || !out_ok(out))
+	if (!u || (unsigned)g >= SKV_NGPUS || input_base(in) < 0 || !out_ok(out))
 		return SKV_EINVAL;
 	if (g == SKV_GPU_IEEE) {
 		unit_fill(u, g, NULL, in, out, "sequential IEEE fma in the output format");
 		return SKV_OK;
 	}
 	for (size_t i = 0; i < sizeof unit_table / sizeof unit_table[0]; i++)
-		if (unit_table[i].g == g && unit_table[i].in == in && unit_table[i].out == out) {
+		if (unit_table[i].g == g && (int)unit_table[i].in == input_base(in) && unit_table[i].out == out) {
 			unit_fill(u, g, &unit_table[i].par, in, out, unit_table[i].source);
 			return SKV_OK;
 		}
 	return SKV_EINVAL;
 }
 
-int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_mma_input in, skv_format out)
+int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_format in, skv_format out)
 {
-	if (!u || (unsigned)in >= SKV_MMA_NINPUTS || !params_ok(par, out))
+	if (!u || input_base(in) < 0 || !params_ok(par, out))
 		return SKV_EINVAL;
 	unit_fill(u, -1, par, in, out, "custom parameters");
 	return SKV_OK;
@@ -296,7 +263,7 @@ int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_mma_inpu
 /* A unit is well formed when init or custom could have made it. */
 static int unit_ok(const skv_mma_unit *u)
 {
-	if (!u || (unsigned)u->input >= SKV_MMA_NINPUTS || !out_ok(u->output))
+	if (!u || input_base(u->input) < 0 || !out_ok(u->output))
 		return 0;
 	if (u->gpu == SKV_GPU_IEEE)
 		return 1;
@@ -613,10 +580,10 @@ int skv_mma_dot(double *d, const skv_mma_unit *u, const double *a, size_t sa, co
 {
 	if (!d || !unit_ok(u) || (K > 0 && (!a || !b)) || (K > 1 && (sa == 0 || sb == 0)))
 		return SKV_EINVAL;
-	if (!isnan(c) && skv_round_i(u->output, c) != c)
+	if (!is_value(u->output, c))
 		return SKV_EINVAL;
 	for (size_t i = 0; i < K; i++)
-		if (!skv_mma_input_is_value(u->input, a[i * sa]) || !skv_mma_input_is_value(u->input, b[i * sb]))
+		if (!is_value(u->input, a[i * sa]) || !is_value(u->input, b[i * sb]))
 			return SKV_EINVAL;
 	*d = skv_mma_dot_fast(u, a, sa, b, sb, K, c);
 	return SKV_OK;

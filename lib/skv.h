@@ -663,24 +663,9 @@ int skv_flashinfer_merge_layout(unsigned *vec, unsigned *bdx, unsigned *bdy, uns
  * is exactly skv_mma_dot over the head_dim or key range.
  */
 
-/* Input formats of a tensor-core unit (to become skv_format values when the
- * format table has tf32, e4m3 and e5m2). */
-typedef enum {
-	SKV_MMA_FP16 = 0, /* IEEE binary16 */
-	SKV_MMA_BF16 = 1, /* bfloat16 */
-	SKV_MMA_TF32 = 2, /* TensorFloat-32: p = 11, fp32 exponent range */
-	SKV_MMA_E4M3 = 3, /* OCP FP8 E4M3: p = 4, emin -6, max 448, no inf */
-	SKV_MMA_E5M2 = 4  /* OCP FP8 E5M2: p = 3, emin -14, max 57344, inf */
-} skv_mma_input;
-#define SKV_MMA_NINPUTS 5
-
-/* "fp16", "bf16", "tf32", "e4m3", "e5m2"; NULL for an unknown value. */
-const char *skv_mma_input_name(skv_mma_input f);
-/* Parses those names. SKV_EINVAL for anything else (f untouched). */
-int skv_mma_input_parse(skv_mma_input *f, const char *name);
-/* 1 if x is a value of f (every NaN is; +-inf only where f has infinities),
- * 0 if not or f is unknown. */
-int skv_mma_input_is_value(skv_mma_input f, double x);
+/* A unit's inputs are fp16, bf16, tf32, e4m3 or e5m2 (SKV_E4M3_SAT and
+ * SKV_E5M2_SAT hold the same values and are taken as the same inputs); its
+ * output, and c, fp32 or fp16. */
 
 /* The modelled units. SKV_GPU_IEEE is not a GPU: a sequential chain of IEEE
  * fused multiply-adds in the output format, d = fma(a_i, b_i, d) for
@@ -758,7 +743,7 @@ typedef struct {
  * with skv_mma_unit_init or skv_mma_unit_custom and treat it as read-only. */
 typedef struct {
 	int gpu;               /* skv_gpu, or -1 for a custom unit */
-	skv_mma_input input;
+	skv_format input;      /* fp16, bf16, tf32, e4m3(-sat), e5m2(-sat) */
 	skv_format output;     /* SKV_FP32 or SKV_FP16 */
 	skv_mma_params par;    /* unused for SKV_GPU_IEEE */
 	const char *source;    /* where the parameters come from and how they
@@ -768,16 +753,17 @@ typedef struct {
 } skv_mma_unit;
 
 /* The unit of GPU g for inputs in `in` and outputs (and c) in `out`.
- * SKV_EINVAL for an unknown value or a combination the GPU lacks (V100:
- * fp16 only; bf16 and tf32 accumulate in fp32 only; FP8 from Ada on); u
- * untouched then. ieee takes every input with fp32 or fp16 output. */
-int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_mma_input in, skv_format out);
+ * SKV_EINVAL for an unknown value, a format that is no unit input, or a
+ * combination the GPU lacks (V100: fp16 only; bf16 and tf32 accumulate in
+ * fp32 only; FP8 from Ada on); u untouched then. ieee takes every input
+ * with fp32 or fp16 output. */
+int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_format in, skv_format out);
 
 /* A unit from explicit parameters, for studies of the model itself.
  * SKV_EINVAL for a field out of its range above, out_frac above the output
  * format's fraction bits, or SKV_MMA_C_LATE with sticky or halves (the
  * published model does not define them); u untouched then. */
-int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_mma_input in, skv_format out);
+int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_format in, skv_format out);
 
 /* d = c + sum_{i<K} a[i*sa] b[i*sb] as unit u computes it: blocks of u->par.n
  * products in index order (the last one short: its padding products are
@@ -792,14 +778,14 @@ int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_mma_inpu
  * IEEE 754 instead (fma's signed zeros and infinities).
  * Returns SKV_EINVAL, leaving *d untouched, for NULL pointers, a unit not
  * made by the functions above, a zero stride with K > 1, an a or b element
- * that is not a value of u->input (skv_mma_input_is_value) or a c that is
- * not a value of u->output. No allocation, no MPFR. */
+ * that is not a value of u->input (NaN, or skv_round(u->input, x) == x) or
+ * a c that is not a value of u->output. No allocation, no MPFR. */
 int skv_mma_dot(double *d, const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb,
 		size_t K, double c);
 
 /* skv_mma_dot without the checks, for kernels whose operands are values of
- * the formats by construction; its result for other operands is undefined
- * (but never a crash). */
+ * the formats by construction; its result for other operands is
+ * unspecified. */
 double skv_mma_dot_fast(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
 			double c);
 

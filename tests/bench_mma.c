@@ -54,9 +54,9 @@ static double time_unit(const skv_mma_unit *u, long reps, int checked)
 /* Inputs of q.k's size: uniform in [-2, 2), so products and sums span a
  * few binades and the alignment shifts vary; 8-bit formats are drawn in
  * range by rounding to fp16 then truncating the significand. */
-static void fill(skv_mma_input in, uint64_t seed)
+static void fill(skv_format in, uint64_t seed)
 {
-	const int keep = in == SKV_MMA_E4M3 ? 3 : in == SKV_MMA_E5M2 ? 2 : 7;
+	const int keep = in == SKV_E4M3 ? 3 : in == SKV_E5M2 ? 2 : 7;
 	for (int v = 0; v < NV; v++)
 		for (int i = 0; i < K; i++) {
 			double *x[2] = {&as[v][i], &bs[v][i]};
@@ -64,7 +64,7 @@ static void fill(skv_mma_input in, uint64_t seed)
 				double r = ldexp((double)(splitmix64(&seed) >> 11), -53) * 4 - 2;
 				int e = ilogb(r);
 				*x[j] = ldexp(trunc(ldexp(r, keep - e)), e - keep); /* keep + 1 significant bits */
-				if (!skv_mma_input_is_value(in, *x[j]))
+				if (skv_round(in, *x[j]) != *x[j])
 					*x[j] = 0.0; /* below the format's subnormals */
 			}
 		}
@@ -75,11 +75,11 @@ int main(void)
 	const long reps = 40; /* about 10^4 dot products per timing */
 	const struct {
 		skv_gpu g;
-		skv_mma_input in;
+		skv_format in;
 		skv_format out;
-	} units[] = {{SKV_GPU_H100, SKV_MMA_BF16, SKV_FP32}, {SKV_GPU_A100, SKV_MMA_BF16, SKV_FP32},
-		     {SKV_GPU_H100, SKV_MMA_FP16, SKV_FP16}, {SKV_GPU_H100, SKV_MMA_E4M3, SKV_FP32},
-		     {SKV_GPU_B200, SKV_MMA_E4M3, SKV_FP32}};
+	} units[] = {{SKV_GPU_H100, SKV_BF16, SKV_FP32}, {SKV_GPU_A100, SKV_BF16, SKV_FP32},
+		     {SKV_GPU_H100, SKV_FP16, SKV_FP16}, {SKV_GPU_H100, SKV_E4M3, SKV_FP32},
+		     {SKV_GPU_B200, SKV_E4M3, SKV_FP32}};
 	double sum = 0;
 	printf("%-22s %10s %10s %10s %10s %12s\n", "unit (K = 128)", "ns/dot", "Mdots/s", "ieee ns", "x ieee",
 	       "checked ns");
@@ -91,7 +91,7 @@ int main(void)
 		fill(units[k].in, 2024);
 		double t = time_unit(&u, reps, 0), ti = time_unit(&ieee, reps, 0), tc = time_unit(&u, reps, 1);
 		printf("%-4s %-4s -> %-9s %10.1f %10.3f %10.1f %10.2f %12.1f\n", skv_gpu_name(units[k].g),
-		       skv_mma_input_name(units[k].in), skv_format_name(units[k].out), t * 1e9, 1e-6 / t, ti * 1e9,
+		       skv_format_name(units[k].in), skv_format_name(units[k].out), t * 1e9, 1e-6 / t, ti * 1e9,
 		       t / ti, tc * 1e9);
 		for (int v = 0; v < NV; v++)
 			sum += out[v];

@@ -192,11 +192,21 @@ static const struct {
 } fmt_tab[] = {{11, -14, 15, 65504.0}, {8, -126, 127, 0x1.fep127}, {11, -126, 127, 0x1.ffcp127},
 	       {4, -6, 8, 448.0},       {3, -14, 15, 57344.0}};
 
+/* The row of input f in fmt_tab (the saturating variants hold the same values). */
+static int row(skv_format f)
+{
+	return f == SKV_FP16 ? 0 : f == SKV_BF16 ? 1 : f == SKV_TF32 ? 2 : (f == SKV_E4M3 || f == SKV_E4M3_SAT) ? 3 : 4;
+}
+
+static int is_value(skv_format f, double x) { return isnan(x) || ref_round(f, x) == x; }
+
+static const skv_format inputs[] = {SKV_FP16, SKV_BF16, SKV_TF32, SKV_E4M3, SKV_E5M2};
+
 static double ref_block(const skv_mma_unit *u, const double *a, const double *b, size_t len, double c)
 {
 	rterm t[2][64];
 	size_t m[2] = {0, 0};
-	const long emin = fmt_tab[u->input].emin;
+	const long emin = fmt_tab[row(u->input)].emin;
 	for (size_t i = 0; i < len; i++) {
 		double x = a[i], y = b[i];
 		if (!u->par.in_subnormals) {
@@ -270,9 +280,9 @@ static long irange(uint64_t *s, long lo, long hi) { return lo + (long)(splitmix6
 
 /* A value of input f: exponent in [lo, hi] (within the format), random
  * significand and sign, put on the subnormal grid below emin. */
-static double gen_in(int f, uint64_t *s, long lo, long hi)
+static double gen_in(skv_format fm, uint64_t *s, long lo, long hi)
 {
-	const int p = fmt_tab[f].p, emin = fmt_tab[f].emin;
+	const int f = row(fm), p = fmt_tab[f].p, emin = fmt_tab[f].emin;
 	lo = lo < emin - p + 1 ? emin - p + 1 : lo > fmt_tab[f].emax ? fmt_tab[f].emax : lo;
 	hi = hi > fmt_tab[f].emax ? fmt_tab[f].emax : hi < lo ? lo : hi;
 	long e = irange(s, lo, hi);
@@ -299,7 +309,7 @@ enum { WIDE, NARROW, CANCEL, C_DOMINATES, ZEROS, SUBNORMAL, OVERFLOW, UNDERFLOW,
 /* One vector (length returned) and its c for unit u, of shape sh. */
 static size_t gen_case(const skv_mma_unit *u, uint64_t *s, int sh, double *a, double *b, double *c)
 {
-	const int f = u->input, p = fmt_tab[f].p, emin = fmt_tab[f].emin, emax = fmt_tab[f].emax;
+	const int f = row(u->input), p = fmt_tab[f].p, emin = fmt_tab[f].emin, emax = fmt_tab[f].emax;
 	const int omin = skv_format_emin(u->output), omax = skv_format_emax(u->output);
 	const unsigned n = u->gpu == SKV_GPU_IEEE ? 16 : u->par.n;
 	size_t K = (size_t)irange(s, 1, 3 * (long)n);
@@ -315,8 +325,8 @@ static size_t gen_case(const skv_mma_unit *u, uint64_t *s, int sh, double *a, do
 	default: break;
 	}
 	for (size_t i = 0; i < K; i++) {
-		a[i] = unif(s) < pz ? ((splitmix64(s) & 1) ? -0.0 : 0.0) : gen_in(f, s, lo, hi);
-		b[i] = unif(s) < pz ? 0.0 : gen_in(f, s, lo, hi);
+		a[i] = unif(s) < pz ? ((splitmix64(s) & 1) ? -0.0 : 0.0) : gen_in(u->input, s, lo, hi);
+		b[i] = unif(s) < pz ? 0.0 : gen_in(u->input, s, lo, hi);
 		if (sh == CANCEL && (i & 1)) { /* a_i b_i = -a_{i-1} b_{i-1}, or one quantum of b off */
 			a[i] = -a[i - 1];
 			b[i] = b[i - 1];
@@ -339,7 +349,7 @@ static long check_unit(const skv_mma_unit *u, uint64_t seed, int count, const ch
 	for (int t = 0; t < count; t++) {
 		size_t K = gen_case(u, &seed, t % NSHAPES, a, b, &c), i;
 		for (i = 0; i < K; i++)
-			if (!skv_mma_input_is_value(u->input, a[i]) || !skv_mma_input_is_value(u->input, b[i]))
+			if (!is_value(u->input, a[i]) || !is_value(u->input, b[i]))
 				fail_msg("%s:%d: generator gave a non-value %a", __FILE__, __LINE__, a[i]);
 		double got, want = ref_dot(u, a, b, K, c);
 		assert_int_equal(skv_mma_dot(&got, u, a, 1, b, 1, K, c), SKV_OK);
@@ -361,14 +371,14 @@ static void test_named_units(void **state)
 	long nfail = 0, units = 0;
 	const skv_format outs[] = {SKV_FP32, SKV_FP16};
 	for (int g = 0; g < SKV_NGPUS; g++)
-		for (int in = 0; in < SKV_MMA_NINPUTS; in++)
+		for (int in = 0; in < (int)COUNT(inputs); in++)
 			for (size_t o = 0; o < COUNT(outs); o++) {
 				skv_mma_unit u;
 				char what[64];
-				if (skv_mma_unit_init(&u, (skv_gpu)g, (skv_mma_input)in, outs[o]) != SKV_OK)
+				if (skv_mma_unit_init(&u, (skv_gpu)g, inputs[in], outs[o]) != SKV_OK)
 					continue;
-				snprintf(what, sizeof what, "%s %s -> %s", skv_gpu_name((skv_gpu)g),
-					 skv_mma_input_name((skv_mma_input)in), skv_format_name(outs[o]));
+				snprintf(what, sizeof what, "%s %s -> %s", skv_gpu_name((skv_gpu)g), skv_format_name(inputs[in]),
+					 skv_format_name(outs[o]));
 				nfail += check_unit(&u, (uint64_t)(g * 100 + in * 10 + (int)o), 320, what);
 				units++;
 			}
@@ -386,28 +396,28 @@ static void test_named_units(void **state)
 #define LT_ SKV_MMA_C_LATE
 static const struct {
 	const char *what;
-	skv_mma_input in;
+	skv_format in;
 	skv_format out;
 	skv_mma_params p;
 } custom[] = {
-	{"sticky", SKV_MMA_BF16, SKV_FP32, {8, 0, 1, 1, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
-	{"sticky neab -10", SKV_MMA_E4M3, SKV_FP32, {16, 0, -10, 1, RZ_, RZ_, 13, -132, 0, 1, 1, 1, 0, AL_}},
-	{"sticky fp16 out", SKV_MMA_FP16, SKV_FP16, {8, 0, 2, 1, RN_, RZ_, 10, -20, 0, 1, 1, 1, 0, AL_}},
-	{"late rz", SKV_MMA_FP16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 0, LT_}},
-	{"late rne", SKV_MMA_FP16, SKV_FP32, {8, 0, 1, 0, RZ_, RN_, 23, -132, 0, 1, 1, 1, 0, LT_}},
-	{"late rd", SKV_MMA_BF16, SKV_FP32, {8, 0, 1, 0, RN_, SKV_MMA_RD, 23, -132, 0, 1, 1, 1, 0, LT_}},
-	{"late ru, c_min_exp", SKV_MMA_FP16, SKV_FP16, {4, 0, 0, 0, RN_, SKV_MMA_RU, 10, -20, 1, 1, 1, 1, 0, LT_}},
-	{"late neab -10", SKV_MMA_E5M2, SKV_FP32, {16, 0, -10, 0, RZ_, RN_, 13, -132, 0, 1, 1, 1, 0, LT_}},
-	{"ftz in", SKV_MMA_FP16, SKV_FP16, {8, 0, 1, 0, RN_, RZ_, 10, -20, 0, 0, 1, 1, 0, AL_}},
-	{"ftz out", SKV_MMA_BF16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 0, 1, 0, AL_}},
-	{"normalised products", SKV_MMA_TF32, SKV_FP32, {4, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 0, 0, AL_}},
-	{"product limit", SKV_MMA_BF16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 1, AL_}},
-	{"final rd", SKV_MMA_BF16, SKV_FP32, {8, 0, 1, 0, SKV_MMA_RD, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
-	{"final ru fp16", SKV_MMA_FP16, SKV_FP16, {8, 0, 1, 0, SKV_MMA_RU, RZ_, 10, -20, 0, 1, 1, 1, 0, AL_}},
-	{"halves, c aligned", SKV_MMA_E5M2, SKV_FP32, {16, 1, 2, 0, RZ_, RZ_, 23, -133, 0, 1, 1, 1, 0, AL_}},
-	{"n 1", SKV_MMA_FP16, SKV_FP32, {1, 0, 0, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
-	{"n 64, neab 7", SKV_MMA_BF16, SKV_FP32, {64, 0, 7, 0, RN_, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
-	{"min_exp 0, 10 bits", SKV_MMA_FP16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 10, 0, 0, 1, 1, 1, 0, AL_}},
+	{"sticky", SKV_BF16, SKV_FP32, {8, 0, 1, 1, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
+	{"sticky neab -10", SKV_E4M3, SKV_FP32, {16, 0, -10, 1, RZ_, RZ_, 13, -132, 0, 1, 1, 1, 0, AL_}},
+	{"sticky fp16 out", SKV_FP16, SKV_FP16, {8, 0, 2, 1, RN_, RZ_, 10, -20, 0, 1, 1, 1, 0, AL_}},
+	{"late rz", SKV_FP16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 0, LT_}},
+	{"late rne", SKV_FP16, SKV_FP32, {8, 0, 1, 0, RZ_, RN_, 23, -132, 0, 1, 1, 1, 0, LT_}},
+	{"late rd", SKV_BF16, SKV_FP32, {8, 0, 1, 0, RN_, SKV_MMA_RD, 23, -132, 0, 1, 1, 1, 0, LT_}},
+	{"late ru, c_min_exp", SKV_FP16, SKV_FP16, {4, 0, 0, 0, RN_, SKV_MMA_RU, 10, -20, 1, 1, 1, 1, 0, LT_}},
+	{"late neab -10", SKV_E5M2, SKV_FP32, {16, 0, -10, 0, RZ_, RN_, 13, -132, 0, 1, 1, 1, 0, LT_}},
+	{"ftz in", SKV_FP16, SKV_FP16, {8, 0, 1, 0, RN_, RZ_, 10, -20, 0, 0, 1, 1, 0, AL_}},
+	{"ftz out", SKV_BF16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 0, 1, 0, AL_}},
+	{"normalised products", SKV_TF32, SKV_FP32, {4, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 0, 0, AL_}},
+	{"product limit", SKV_BF16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 1, AL_}},
+	{"final rd", SKV_BF16, SKV_FP32, {8, 0, 1, 0, SKV_MMA_RD, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
+	{"final ru fp16", SKV_FP16, SKV_FP16, {8, 0, 1, 0, SKV_MMA_RU, RZ_, 10, -20, 0, 1, 1, 1, 0, AL_}},
+	{"halves, c aligned", SKV_E5M2, SKV_FP32, {16, 1, 2, 0, RZ_, RZ_, 23, -133, 0, 1, 1, 1, 0, AL_}},
+	{"n 1", SKV_FP16, SKV_FP32, {1, 0, 0, 0, RZ_, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
+	{"n 64, neab 7", SKV_BF16, SKV_FP32, {64, 0, 7, 0, RN_, RZ_, 23, -132, 0, 1, 1, 1, 0, AL_}},
+	{"min_exp 0, 10 bits", SKV_FP16, SKV_FP32, {8, 0, 1, 0, RZ_, RZ_, 10, 0, 0, 1, 1, 1, 0, AL_}},
 };
 
 static void test_custom_units(void **state)
@@ -434,25 +444,25 @@ static void test_fp8_exhaustive(void **state)
 	(void)state;
 	const struct {
 		skv_gpu g;
-		skv_mma_input in;
+		skv_format in;
 		skv_format out;
-	} units[] = {{SKV_GPU_H100, SKV_MMA_E4M3, SKV_FP32}, {SKV_GPU_ADA, SKV_MMA_E5M2, SKV_FP16},
-		     {SKV_GPU_B200, SKV_MMA_E4M3, SKV_FP32}, {SKV_GPU_H100, SKV_MMA_E5M2, SKV_FP16}};
+	} units[] = {{SKV_GPU_H100, SKV_E4M3, SKV_FP32}, {SKV_GPU_ADA, SKV_E5M2, SKV_FP16},
+		     {SKV_GPU_B200, SKV_E4M3, SKV_FP32}, {SKV_GPU_H100, SKV_E5M2, SKV_FP16}};
 	const double cs[] = {0.0, -0x1.8p-1, 0x1.ffcp-3};
 	double vals[256];
 	long nfail = 0, n = 0;
 	for (size_t k = 0; k < COUNT(units); k++) {
 		skv_mma_unit u;
 		assert_int_equal(skv_mma_unit_init(&u, units[k].g, units[k].in, units[k].out), SKV_OK);
-		const int p = fmt_tab[units[k].in].p, ebits = 7 - (p - 1), bias = (1 << (ebits - 1)) - 1;
+		const int p = fmt_tab[row(units[k].in)].p, ebits = 7 - (p - 1), bias = (1 << (ebits - 1)) - 1;
 		size_t nv = 0;
 		for (unsigned bits = 0; bits < 256; bits++) { /* decoded from the OCP field layout */
 			unsigned e = (bits >> (p - 1)) & ((1u << ebits) - 1), m = bits & ((1u << (p - 1)) - 1);
 			double v = e ? ldexp(1.0 + ldexp(m, 1 - p), (int)e - bias) : ldexp(m, 2 - p - bias);
-			if (skv_mma_input_is_value(units[k].in, v) && fabs(v) <= fmt_tab[units[k].in].max)
+			if (is_value(units[k].in, v) && fabs(v) <= fmt_tab[row(units[k].in)].max)
 				vals[nv++] = (bits & 0x80) ? -v : v;
 		}
-		assert_int_equal(nv, units[k].in == SKV_MMA_E4M3 ? 254 : 248);
+		assert_int_equal(nv, units[k].in == SKV_E4M3 ? 254 : 248);
 		for (size_t i = 0; i < nv; i++)
 			for (size_t j = 0; j < nv; j++)
 				for (size_t ci = 0; ci < COUNT(cs); ci++) {

@@ -18,12 +18,14 @@
  * tests/fuzz/corpus/fuzz_mma (libFuzzer adds to the corpus it is given).
  */
 
+static const skv_format inputs[] = {SKV_FP16, SKV_BF16, SKV_TF32, SKV_E4M3, SKV_E5M2};
+
 /* The properties checked on accepted input; a violation aborts. */
 static void check_vectors(const mma_cmd_vecs *a, const mma_cmd_vecs *b, const mma_cmd_vecs *c, uint8_t ctl)
 {
 	skv_mma_unit u;
 	skv_format out = (ctl & 0x40) ? SKV_FP16 : SKV_FP32;
-	if (skv_mma_unit_init(&u, (skv_gpu)(((ctl >> 3) & 7) % SKV_NGPUS), (skv_mma_input)((ctl & 7) % SKV_MMA_NINPUTS),
+	if (skv_mma_unit_init(&u, (skv_gpu)(((ctl >> 3) & 7) % SKV_NGPUS), inputs[(ctl & 7) % 5],
 			      out) != SKV_OK)
 		return;
 	size_t rows = a->rows < b->rows ? a->rows : b->rows, k = a->k < b->k ? a->k : b->k;
@@ -49,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t la = nul ? (size_t)(nul - text) : len;
 	const char *tb = nul ? nul + 1 : text;
 	size_t lb = nul ? len - la - 1 : len;
-	skv_mma_input in = (skv_mma_input)((ctl & 7) % SKV_MMA_NINPUTS);
+	skv_format in = inputs[(ctl & 7) % 5];
 	mma_cmd_vecs a = {0}, b = {0}, c = {0}, d = {0};
 	char msg[256];
 	int ra = mma_cmd_parse_hex(&a, text, la, "a", in, msg, sizeof msg);
