@@ -1,4 +1,4 @@
-/* mma_cmd.c - `skv mma`: reads vectors in the published text format, prints the unit's d, or checks it against a recorded d. */
+/* mma_cmd.c - `skv mma`: a tensor-core unit on vectors in the published text format; d printed or checked. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -108,8 +108,8 @@ static int parse_token(uint32_t *bits, const char *s, size_t n, int base)
 
 /* The shared line loop: base 16 with value checks for `in`, or base 2 with
  * one token a line (in < 0). */
-static int parse_lines(mma_cmd_vecs *out, const char *text, size_t len, const char *name, int in, int base,
-		       char *msg, size_t msgsz)
+static int parse_lines(mma_cmd_vecs *out, const char *text, size_t len, const char *name, int in, int base, char *msg,
+		       size_t msgsz)
 {
 	dbuf b = {NULL, 0, 0};
 	size_t k = 0, line = 0, pos = 0;
@@ -154,7 +154,8 @@ static int parse_lines(mma_cmd_vecs *out, const char *text, size_t len, const ch
 		if (line == 1)
 			k = count;
 		if (count != k || (base == 2 && count != 1)) {
-			msgf(msg, msgsz, "%s:%zu: %zu values, expected %zu", name, line, count, base == 2 ? (size_t)1 : k);
+			msgf(msg, msgsz, "%s:%zu: %zu values, expected %zu", name, line, count,
+			     base == 2 ? (size_t)1 : k);
 			goto fail;
 		}
 		pos = end < len ? end + 1 : end;
@@ -172,8 +173,8 @@ fail:
 	return 1;
 }
 
-int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_format in,
-		      char *msg, size_t msgsz)
+int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_format in, char *msg,
+		      size_t msgsz)
 {
 	if (!out || (!text && len) || !name || skv_format_name(in) == NULL)
 		return 1;
@@ -256,14 +257,16 @@ static int parse_options(options *o, int argc, char **argv, FILE *err)
 		const char *arg = argv[i], *eq = strchr(arg, '=');
 		size_t j, n = eq ? (size_t)(eq - arg) : strlen(arg);
 		for (j = 0; j < 7; j++)
-			if (strncmp(arg, "--", 2) == 0 && n == strlen(keys[j]) + 2 && strncmp(arg + 2, keys[j], n - 2) == 0)
+			if (strncmp(arg, "--", 2) == 0 && n == strlen(keys[j]) + 2 &&
+			    strncmp(arg + 2, keys[j], n - 2) == 0)
 				break;
 		if (j == 7 || !eq) {
 			fprintf(err, "skv mma: unknown option '%s' (see skv mma --help)\n", arg);
 			return 0;
 		}
 		if (eq[1] == '\0' || *slots[j]) {
-			fprintf(err, "skv mma: --%s %s\n", keys[j], *slots[j] ? "given twice" : "needs a value (--flag=VALUE)");
+			fprintf(err, "skv mma: --%s %s\n", keys[j],
+				*slots[j] ? "given twice" : "needs a value (--flag=VALUE)");
 			return 0;
 		}
 		*slots[j] = eq + 1;
@@ -283,13 +286,17 @@ static int make_unit(skv_mma_unit *u, const options *o, FILE *err)
 	skv_format in;
 	skv_format out;
 	if (skv_gpu_parse(&g, o->gpu) != SKV_OK) {
-		fprintf(err, "skv mma: --gpu=%s: unknown GPU (expected ieee, v100, a100, ada, h100, b200, a2, a30, "
-			     "l40s, h200)\n", o->gpu);
+		fprintf(err,
+			"skv mma: --gpu=%s: unknown GPU (expected ieee, v100, a100, ada, h100, b200, a2, a30, "
+			"l40s, h200)\n",
+			o->gpu);
 		return 0;
 	}
 	if (skv_format_parse(&in, o->input) != SKV_OK || skv_mma_unit_init(u, SKV_GPU_IEEE, in, SKV_FP32) != SKV_OK) {
-		fprintf(err, "skv mma: --input=%s: not an input format of the tensor cores (fp16, bf16, tf32, e4m3, "
-			     "e5m2)\n", o->input);
+		fprintf(err,
+			"skv mma: --input=%s: not an input format of the tensor cores (fp16, bf16, tf32, e4m3, "
+			"e5m2)\n",
+			o->input);
 		return 0;
 	}
 	if (skv_format_parse(&out, o->output) != SKV_OK || (out != SKV_FP32 && out != SKV_FP16)) {
@@ -389,8 +396,8 @@ static void print_histogram(FILE *out, const size_t *hist)
 	}
 }
 
-static void print_check(FILE *out, const skv_mma_unit *u, const options *o, const double *d,
-			const mma_cmd_vecs *want, size_t rows)
+static void print_check(FILE *out, const skv_mma_unit *u, const options *o, const double *d, const mma_cmd_vecs *want,
+			size_t rows)
 {
 	size_t match = 0, nan_mismatch = 0, zero_sign = 0, hist[NBUCKETS] = {0};
 	uint64_t max = 0;
@@ -468,8 +475,8 @@ static int check_values_ok(const skv_mma_unit *u, const options *o, const mma_cm
 {
 	for (size_t i = 0; i < want->rows; i++)
 		if (!isnan(want->v[i]) && skv_round(u->output, want->v[i]) != want->v[i]) {
-			fprintf(err, "%s:%zu: 0x%08x is not an %s value\n", o->check, i + 1, (unsigned)fp32_bits(want->v[i]),
-				o->output);
+			fprintf(err, "%s:%zu: 0x%08x is not an %s value\n", o->check, i + 1,
+				(unsigned)fp32_bits(want->v[i]), o->output);
 			return 0;
 		}
 	return 1;
@@ -489,8 +496,9 @@ int mma_cmd_main(int argc, char **argv, FILE *out, FILE *err)
 	mma_cmd_vecs a = {0}, b = {0}, c = {0}, want = {0};
 	double *d = NULL;
 	int rc = RUNTIME;
-	if (!load(&a, o.a, (int)u.input, err) || !load(&b, o.b, (int)u.input, err) || (o.c && !load(&c, o.c, -1, err)) ||
-	    (o.check && !load(&want, o.check, -1, err)) || !sizes_match(&o, &a, &b, &c, &want, err))
+	if (!load(&a, o.a, (int)u.input, err) || !load(&b, o.b, (int)u.input, err) ||
+	    (o.c && !load(&c, o.c, -1, err)) || (o.check && !load(&want, o.check, -1, err)) ||
+	    !sizes_match(&o, &a, &b, &c, &want, err))
 		goto done;
 	if (o.check && !check_values_ok(&u, &o, &want, err))
 		goto done;

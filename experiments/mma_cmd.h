@@ -1,4 +1,4 @@
-/* mma_cmd.h - `skv mma`: a tensor-core model run on vectors in the published text format, and its check against a GPU's output. */
+/* mma_cmd.h - `skv mma`: a tensor-core unit on vectors in the published text format, and its parsers. */
 #ifndef MMA_CMD_H
 #define MMA_CMD_H
 
@@ -28,14 +28,13 @@ typedef struct {
  * the last newline is optional. Every value must be a value of `in`. name is
  * the file name for messages. Returns 0, or 1 with "name:LINE: what" in msg
  * (out untouched); 2 on allocation failure. */
-int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_format in,
-		      char *msg, size_t msgsz);
+int mma_cmd_parse_hex(mma_cmd_vecs *out, const char *text, size_t len, const char *name, skv_format in, char *msg,
+		      size_t msgsz);
 
 /* Parses a c_*.txt or d_*.txt file: one fp32 bit pattern a line as exactly
  * 32 characters 0 or 1 (first the sign), the same whitespace rules; k = 1.
  * Returns as mma_cmd_parse_hex. */
-int mma_cmd_parse_bin(mma_cmd_vecs *out, const char *text, size_t len, const char *name, char *msg,
-		      size_t msgsz);
+int mma_cmd_parse_bin(mma_cmd_vecs *out, const char *text, size_t len, const char *name, char *msg, size_t msgsz);
 
 void mma_cmd_vecs_free(mma_cmd_vecs *v);
 

@@ -40,23 +40,24 @@
  * Per GPU (models/GPUTC.m) and what the recorded vectors decided where the
  * files and the data disagree: see unit_table below.
  *
- * Which products share a block in the kernels skv studies:
- * - FA2 (Dao-AILab/flash-attention csrc/flash_attn/src/kernel_traits.h:32-33,
- *   77: MMA_Atom SM80_16x8x16_F32{F16F16,BF16BF16}F32_TN in a TiledMMA with
- *   Tile<16 * kNWarps, 16, 16>) runs PTX mma.sync.aligned.m16n8k16 (A 16x16,
- *   B 16x8, k = 16). Its gemm (csrc/flash_attn/src/utils.h, the loop over
- *   size<2>(tCrA)) issues one instruction per 16-wide k slice in increasing
- *   k, accumulating into the fp32 fragment: q.k starts from clear(acc_s)
- *   (flash_fwd_kernel.h:311) over head_dim; P.V (gemm_rs, :374) runs over
- *   the kBlockN keys of a key block into acc_o, cleared once (:290) and
- *   rescaled between key blocks on CUDA cores.
+ * Which products share a block in the kernels skv studies (Dao-AILab/
+ * flash-attention at 0251105a; PTX ISA syntax as quoted by the ptx-90-parser
+ * crate on docs.rs, mma.rs and wgmma_mma_async.rs):
+ * - FA2 (csrc/flash_attn/src/kernel_traits.h:32-33, 77: MMA_Atom
+ *   SM80_16x8x16_F32{F16F16,BF16BF16}F32_TN in a TiledMMA with Tile<16 *
+ *   kNWarps, 16, 16>) runs mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16
+ *   .f32 (and .f16): A 16x16, B 16x8, k = 16. Its gemm (csrc/flash_attn/
+ *   src/utils.h, the loop over size<2>(tCrA)) issues one instruction per
+ *   16-wide k slice in increasing k into the fp32 fragment: q.k from
+ *   clear(acc_s) (flash_fwd_kernel.h:311) over head_dim; P.V (gemm_rs,
+ *   :374) over the kBlockN keys of a key block into acc_o, cleared once
+ *   (:290) and rescaled between key blocks on CUDA cores.
  * - FA3 (hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:90-110, TiledMmaQK and
- *   TiledMmaPV from GMMA::ss_op_selector / rs_op_selector) runs wgmma.
- *   mma_async m64nNk16 for fp16/bf16 and m64nNk32 for e4m3/e5m2 (PTX ISA,
- *   warpgroup MMA shapes; CUTLASS DSL MmaF16BF16Op "Mma-K 16"). hopper/
- *   utils.h:288 issues the k slices in increasing order; q.k uses
- *   zero_init = true (ScaleOut::Zero: c = 0, :1141), P.V accumulates into
- *   tOrO (:1182).
+ *   TiledMmaPV from GMMA::ss_op_selector / rs_op_selector) runs
+ *   wgmma.mma_async with shapes .m64nNk16 for .f16/.bf16 and .m64nNk32 for
+ *   .e4m3/.e5m2 (PTX ISA). hopper/utils.h:288 issues the k slices in
+ *   increasing order; q.k has zero_init = true (ScaleOut::Zero, c = 0;
+ *   mainloop :1141), P.V accumulates into tOrO (:1182).
  * So for head_dim 128, q.k is the chain of 8 instructions over products
  * [16t, 16t + 16) (4 over [32t, 32t + 32) for FP8) from c = 0, and P.V over
  * a key block is one instruction per 16 consecutive keys (32 for FP8), c
@@ -172,8 +173,9 @@ static const struct {
 	/* FP8 mma.sync (model_validation/CUDA/mma_fp8_output_fp16.cu, and
 	 * _fp32.cu on B200): the first GEMM.m's interleaved pattern, two
 	 * half-blocks of 16 then c added with rne ("cOutRoundMode = 'rne'",
-	 * 109e412), neab 2. The current files (one block, c aligned) match
-	 * 3120/3356 (H100 fp16), 3207/3236 (B200 fp32) of 5000. */
+	 * 109e412), neab 2. The current files' one block with c aligned fits
+	 * 3207/3236 (B200 e4m3/e5m2 -> fp32) and, given 10 fraction bits,
+	 * 3113/3340 (H100 -> fp16) of 5000 (test_mma.c, test_fp8_model_files). */
 	{SKV_GPU_H100, SKV_E4M3, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),
 	 "H100 fp8 mma.sync, fp16 out: halves of 16, neab 2, rne, c added rne; 5000/5000"},
 	{SKV_GPU_H100, SKV_E5M2, SKV_FP16, P_(32, 1, 2, SKV_MMA_RNE, 10, -133, SKV_MMA_C_AFTER),

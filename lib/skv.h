@@ -661,6 +661,11 @@ int skv_flashinfer_merge_layout(unsigned *vec, unsigned *bdx, unsigned *bdy, uns
  * for FP8) with c the running output accumulator. A unit with n < k (A100,
  * Ada: n = 8) splits each instruction into blocks of n in index order; this
  * is exactly skv_mma_dot over the head_dim or key range.
+ *
+ * What the recorded vectors cover: for FP8, H100 with fp32 output is wgmma
+ * with c = 0 (how a nonzero c joins is the model file's assumption), H100
+ * with fp16 output and B200 are mma.sync; B200 kernels issue tcgen05.mma,
+ * for which no vectors were recorded.
  */
 
 /* A unit's inputs are fp16, bf16, tf32, e4m3 or e5m2 (SKV_E4M3_SAT and
@@ -703,8 +708,9 @@ typedef enum {
 	                        * product sum gets 7 more bits when c is larger) */
 	SKV_MMA_C_AFTER = 2    /* the block is computed and rounded without c,
 	                        * then c is added by one IEEE addition rounded to
-	                        * nearest in the output format (FP8 mma.sync on
-	                        * H100 and B200, as the recorded vectors show) */
+	                        * nearest in the output format (FP8 mma.sync:
+	                        * B200, and H100 with fp16 output, as the
+	                        * recorded vectors show) */
 } skv_mma_cjoin;
 
 /* The parameters of Generic_BFMA_TC.m that NVIDIA's models use, one field

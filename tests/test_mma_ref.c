@@ -1,4 +1,4 @@
-/* test_mma_ref.c - the tensor-core block FMA against an MPFR evaluation of the model's definition, on edge cases and every FP8 pair. */
+/* test_mma_ref.c - the tensor-core block FMA against an MPFR evaluation of its definition; every FP8 pair. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,8 +189,11 @@ static double ref_late(const skv_mma_unit *u, const rterm *t, size_t m, double c
 static const struct {
 	int p, emin, emax;
 	double max;
-} fmt_tab[] = {{11, -14, 15, 65504.0}, {8, -126, 127, 0x1.fep127}, {11, -126, 127, 0x1.ffcp127},
-	       {4, -6, 8, 448.0},       {3, -14, 15, 57344.0}};
+} fmt_tab[] = {{11, -14, 15, 65504.0},
+	       {8, -126, 127, 0x1.fep127},
+	       {11, -126, 127, 0x1.ffcp127},
+	       {4, -6, 8, 448.0},
+	       {3, -14, 15, 57344.0}};
 
 /* The row of input f in fmt_tab (the saturating variants hold the same values). */
 static int row(skv_format f)
@@ -377,8 +380,8 @@ static void test_named_units(void **state)
 				char what[64];
 				if (skv_mma_unit_init(&u, (skv_gpu)g, inputs[in], outs[o]) != SKV_OK)
 					continue;
-				snprintf(what, sizeof what, "%s %s -> %s", skv_gpu_name((skv_gpu)g), skv_format_name(inputs[in]),
-					 skv_format_name(outs[o]));
+				snprintf(what, sizeof what, "%s %s -> %s", skv_gpu_name((skv_gpu)g),
+					 skv_format_name(inputs[in]), skv_format_name(outs[o]));
 				nfail += check_unit(&u, (uint64_t)(g * 100 + in * 10 + (int)o), 320, what);
 				units++;
 			}
@@ -446,8 +449,10 @@ static void test_fp8_exhaustive(void **state)
 		skv_gpu g;
 		skv_format in;
 		skv_format out;
-	} units[] = {{SKV_GPU_H100, SKV_E4M3, SKV_FP32}, {SKV_GPU_ADA, SKV_E5M2, SKV_FP16},
-		     {SKV_GPU_B200, SKV_E4M3, SKV_FP32}, {SKV_GPU_H100, SKV_E5M2, SKV_FP16}};
+	} units[] = {{SKV_GPU_H100, SKV_E4M3, SKV_FP32},
+		     {SKV_GPU_ADA, SKV_E5M2, SKV_FP16},
+		     {SKV_GPU_B200, SKV_E4M3, SKV_FP32},
+		     {SKV_GPU_H100, SKV_E5M2, SKV_FP16}};
 	const double cs[] = {0.0, -0x1.8p-1, 0x1.ffcp-3};
 	double vals[256];
 	long nfail = 0, n = 0;
@@ -467,11 +472,12 @@ static void test_fp8_exhaustive(void **state)
 			for (size_t j = 0; j < nv; j++)
 				for (size_t ci = 0; ci < COUNT(cs); ci++) {
 					double got, want = ref_dot(&u, &vals[i], &vals[j], 1, cs[ci]);
-					assert_int_equal(skv_mma_dot(&got, &u, &vals[i], 1, &vals[j], 1, 1, cs[ci]), SKV_OK);
+					assert_int_equal(skv_mma_dot(&got, &u, &vals[i], 1, &vals[j], 1, 1, cs[ci]),
+							 SKV_OK);
 					n++;
 					if (!ref_same(got, want) && ++nfail <= MAX_REPORTS)
-						print_error("%s:%d: %s: %a * %a + %a: got %a, want %a\n", __FILE__, __LINE__,
-							    u.source, vals[i], vals[j], cs[ci], got, want);
+						print_error("%s:%d: %s: %a * %a + %a: got %a, want %a\n", __FILE__,
+							    __LINE__, u.source, vals[i], vals[j], cs[ci], got, want);
 				}
 	}
 	print_message("%ld one-product FP8 cases\n", n);

@@ -1,4 +1,4 @@
-/* fuzz_mma.c - libFuzzer target: the vector-file parsers of `skv mma`, then the tensor-core units on every vector they accept. */
+/* fuzz_mma.c - libFuzzer target: the `skv mma` file parsers, then the units on what they accept. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,8 +25,7 @@ static void check_vectors(const mma_cmd_vecs *a, const mma_cmd_vecs *b, const mm
 {
 	skv_mma_unit u;
 	skv_format out = (ctl & 0x40) ? SKV_FP16 : SKV_FP32;
-	if (skv_mma_unit_init(&u, (skv_gpu)(((ctl >> 3) & 7) % SKV_NGPUS), inputs[(ctl & 7) % 5],
-			      out) != SKV_OK)
+	if (skv_mma_unit_init(&u, (skv_gpu)(((ctl >> 3) & 7) % SKV_NGPUS), inputs[(ctl & 7) % 5], out) != SKV_OK)
 		return;
 	size_t rows = a->rows < b->rows ? a->rows : b->rows, k = a->k < b->k ? a->k : b->k;
 	for (size_t i = 0; i < rows && i < 64; i++) {
