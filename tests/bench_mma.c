@@ -2,6 +2,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "skv.h"
@@ -70,8 +72,33 @@ static void fill(skv_format in, uint64_t seed)
 		}
 }
 
-int main(void)
+/* `bench_mma count GPU IN OUT PASSES`: PASSES passes of the NV dot products
+ * of one unit and nothing else, for instruction counts under callgrind
+ * (the difference of two PASSES values, divided by NV and their
+ * difference, is the count per dot product). */
+static int count(char **argv)
 {
+	skv_gpu g;
+	skv_format in, out;
+	skv_mma_unit u;
+	if (skv_gpu_parse(&g, argv[2]) || skv_format_parse(&in, argv[3]) || skv_format_parse(&out, argv[4]) ||
+	    skv_mma_unit_init(&u, g, in, out)) {
+		fprintf(stderr, "bench_mma: no unit %s %s %s\n", argv[2], argv[3], argv[4]);
+		return 2;
+	}
+	fill(in, 2024);
+	double sum = 0;
+	for (long p = atol(argv[5]); p > 0; p--)
+		for (int v = 0; v < NV; v++)
+			sum += skv_mma_dot_fast(&u, as[v], 1, bs[v], 1, K, 0.0);
+	printf("checksum %g\n", sum);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && strcmp(argv[1], "count") == 0)
+		return count(argv);
 	const long reps = 40; /* about 10^4 dot products per timing */
 	const struct {
 		skv_gpu g;
