@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "ref_mpfr.h"
+#include "expect.h"
 #include "skv.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-enum { MAX_REPORTS = 8 };
 
 /* ------------------------------------------------ the MPFR referee */
 
@@ -269,14 +269,6 @@ static double ref_dot(const skv_mma_unit *u, const double *a, const double *b, s
 }
 
 /* ------------------------------------------------------ generators */
-
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
 
 static double unif(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1p-53; }
 static long irange(uint64_t *s, long lo, long hi) { return lo + (long)(splitmix64(s) % (uint64_t)(hi - lo + 1)); }
