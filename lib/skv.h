@@ -637,6 +637,167 @@ int skv_heur_splits(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_sy
 int skv_flashinfer_merge_layout(unsigned *vec, unsigned *bdx, unsigned *bdy, unsigned head_dim,
 				unsigned partial_bytes);
 
+/* --------------------------------------------------- tensor-core arithmetic */
+
+/*
+ * Bit-accurate models of NVIDIA tensor-core dot products (lib/mma.c), after
+ * Khattak and Mikaitis, "Accurate Models of NVIDIA Tensor Cores" (ACM TACO;
+ * arXiv 2512.07004) and their MATLAB models (north-numerical-computing/
+ * MATLAB-tensor-core at b12b5a7, models/tools/Generic_BFMA_TC.m, GEMM.m,
+ * models/GPUTC.m), validated against the vectors recorded on the GPUs
+ * (../shared/data/tensor-core-vectors, tests/test_mma.c).
+ *
+ * One tensor-core step is a block FMA d = c + sum_{i<n} a_i b_i: the exact
+ * products (zero products dropped) and c are aligned to the largest exponent
+ * among them, each truncated to 23 + neab fraction bits below it, added
+ * exactly, normalised once and rounded once to the output format. A dot
+ * product of length K chains blocks of n products in index order, the result
+ * of one block being the c of the next (GEMM.m), the last block zero-padded.
+ *
+ * Which products share a block in an attention kernel (sources in
+ * lib/mma.c): FA2 issues mma.sync m16n8k16 (k = 16 products per instruction)
+ * along head_dim for q.k and along the key index for P.V, in index order,
+ * accumulating into the fp32 score or output registers; FA3 issues wgmma
+ * with k = 16 for fp16/bf16 and k = 32 for FP8. So for head_dim 128, q.k is
+ * 8 instructions over products [16t, 16t + 16) (4 of 32 for FP8), starting
+ * from c = 0, and P.V over a key block is one instruction per 16 keys (32
+ * for FP8) with c the running output accumulator. A unit with n < k (A100,
+ * Ada: n = 8) splits each instruction into blocks of n in index order; this
+ * is exactly skv_mma_dot over the head_dim or key range.
+ *
+ * What the recorded vectors cover: for FP8, H100 with fp32 output is wgmma
+ * with c = 0 (how a nonzero c joins is the model file's assumption), H100
+ * with fp16 output and B200 are mma.sync; B200 kernels issue tcgen05.mma,
+ * for which no vectors were recorded.
+ */
+
+/* A unit's inputs are fp16, bf16, tf32, e4m3 or e5m2 (SKV_E4M3_SAT and
+ * SKV_E5M2_SAT hold the same values and are taken as the same inputs); its
+ * output, and c, fp32 or fp16. */
+
+/* The modelled units. SKV_GPU_IEEE is not a GPU: a sequential chain of IEEE
+ * fused multiply-adds in the output format, d = fma(a_i, b_i, d) for
+ * i = 0 .. K-1, skv's arithmetic before these models. */
+typedef enum {
+	SKV_GPU_IEEE = 0,
+	SKV_GPU_V100 = 1, /* Volta */
+	SKV_GPU_A100 = 2, /* Ampere: A100, A2, A30 */
+	SKV_GPU_ADA = 3,  /* Ada Lovelace: L40S (and RTX 1000 Ada) */
+	SKV_GPU_H100 = 4, /* Hopper: H100, H200 */
+	SKV_GPU_B200 = 5  /* Blackwell B200 */
+} skv_gpu;
+#define SKV_NGPUS 6
+
+/* "ieee", "v100", "a100", "ada", "h100", "b200"; NULL for an unknown value. */
+const char *skv_gpu_name(skv_gpu g);
+/* Parses those names and the aliases "a2", "a30", "l40s", "h200".
+ * SKV_EINVAL for anything else (g untouched). */
+int skv_gpu_parse(skv_gpu *g, const char *name);
+
+typedef enum {
+	SKV_MMA_RZ = 0,  /* toward zero (truncation) */
+	SKV_MMA_RNE = 1, /* to nearest, ties to even */
+	SKV_MMA_RD = 2,  /* toward -inf */
+	SKV_MMA_RU = 3   /* toward +inf */
+} skv_mma_round;
+
+/* When the accumulator c joins a block. */
+typedef enum {
+	SKV_MMA_C_ALIGNED = 0, /* c is one more addend of the alignment (every
+	                        * NVIDIA model file) */
+	SKV_MMA_C_LATE = 1,    /* late_partial_sum: the products are summed
+	                        * unnormalised, then c is added by a two-term
+	                        * alignment rounded with align_round (the
+	                        * product sum gets 7 more bits when c is larger) */
+	SKV_MMA_C_AFTER = 2    /* the block is computed and rounded without c,
+	                        * then c is added by one IEEE addition rounded to
+	                        * nearest in the output format (FP8 mma.sync:
+	                        * B200, and H100 with fp16 output, as the
+	                        * recorded vectors show) */
+} skv_mma_cjoin;
+
+/* The parameters of Generic_BFMA_TC.m that NVIDIA's models use, one field
+ * per model flag (named there in brackets). */
+typedef struct {
+	unsigned n;                /* products per block [fma], 1..64 */
+	int halves;                /* 1: a block is two chained half-blocks, first
+	                            * the products with i mod 4 < 2, then the
+	                            * rest (the interleaved pattern of the
+	                            * repository's first GEMM.m); n % 4 == 0 */
+	int neab;                  /* extra alignment bits, -20..7 [neab]: the
+	                            * aligned significands keep 23 + neab bits
+	                            * below the block's exponent */
+	int sticky;                /* 1: each aligned addend gets a sticky bit
+	                            * [stkbitenabled] */
+	skv_mma_round final_round; /* rounding of the normalised sum [frmode] */
+	skv_mma_round align_round; /* rounding of the late two-term alignment
+	                            * [armode]; used by SKV_MMA_C_LATE only */
+	int out_frac;              /* fraction bits kept by the final rounding:
+	                            * 23 (fp32), 10 (fp16), 13 (FP8 on Ada and
+	                            * H100: 23 + neab) */
+	int min_exp;               /* the alignment exponent is at least this
+	                            * [min_exp_limit] */
+	int c_min_exp;             /* 1: in SKV_MMA_C_LATE a zero c aligns at
+	                            * -126 [c_min_exp_limit] */
+	int in_subnormals;         /* 0: subnormal inputs are flushed to zero */
+	int out_subnormals;        /* 0: a subnormal c and results are flushed */
+	int denorm_products;       /* 1: products keep significands in [1, 4)
+	                            * with exponent e_a + e_b [denorm_prd] */
+	int product_limit;         /* 1: a product of magnitude >= 2^(emax + 1)
+	                            * of the output gives +-inf [prd_limit] */
+	skv_mma_cjoin cjoin;       /* [late_partial_sum], and SKV_MMA_C_AFTER */
+} skv_mma_params;
+
+/* A unit: a GPU's arithmetic for one input and one output format. Fill it
+ * with skv_mma_unit_init or skv_mma_unit_custom and treat it as read-only. */
+typedef struct {
+	int gpu;               /* skv_gpu, or -1 for a custom unit */
+	skv_format input;      /* fp16, bf16, tf32, e4m3(-sat), e5m2(-sat) */
+	skv_format output;     /* SKV_FP32 or SKV_FP16 */
+	skv_mma_params par;    /* unused for SKV_GPU_IEEE */
+	const char *source;    /* where the parameters come from and how they
+	                        * were validated (one line) */
+	int emin_in, emin_out, emax_out; /* derived by init */
+	int fast;              /* derived: takes the fast path of lib/mma.c */
+} skv_mma_unit;
+
+/* The unit of GPU g for inputs in `in` and outputs (and c) in `out`.
+ * SKV_EINVAL for an unknown value, a format that is no unit input, or a
+ * combination the GPU lacks (V100: fp16 only; bf16 and tf32 accumulate in
+ * fp32 only; FP8 from Ada on); u untouched then. ieee takes every input
+ * with fp32 or fp16 output. */
+int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_format in, skv_format out);
+
+/* A unit from explicit parameters, for studies of the model itself.
+ * SKV_EINVAL for a field out of its range above, out_frac above the output
+ * format's fraction bits, or SKV_MMA_C_LATE with sticky or halves (the
+ * published model does not define them); u untouched then. */
+int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_format in, skv_format out);
+
+/* d = c + sum_{i<K} a[i*sa] b[i*sb] as unit u computes it: blocks of u->par.n
+ * products in index order (the last one short: its padding products are
+ * zero and dropped), chained through c. c is a value of the output format.
+ * NaN and infinities as GEMM.m decides them over the whole vector: NaN if a
+ * NaN, 0 * inf or both +inf and -inf appear among the products and c, else
+ * the infinity that appears. A block result at or beyond 2^(emax+1) of the
+ * output is +-inf, also when rounding toward zero (Generic_BFMA_TC.m); an
+ * infinite accumulator then stays (skv's rule: the model is silent). An
+ * exact zero sum is +0 (the model's "signOut = sum < 0"); a nonzero sum
+ * that rounds to zero keeps its sign. K == 0 gives c. The ieee unit follows
+ * IEEE 754 instead (fma's signed zeros and infinities).
+ * Returns SKV_EINVAL, leaving *d untouched, for NULL pointers, a unit not
+ * made by the functions above, a zero stride with K > 1, an a or b element
+ * that is not a value of u->input (NaN, or skv_round(u->input, x) == x) or
+ * a c that is not a value of u->output. No allocation, no MPFR. */
+int skv_mma_dot(double *d, const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb,
+		size_t K, double c);
+
+/* skv_mma_dot without the checks, for kernels whose operands are values of
+ * the formats by construction; its result for other operands is
+ * unspecified. */
+double skv_mma_dot_fast(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
+			double c);
+
 #ifdef __cplusplus
 }
 #endif
