@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mma_cmd.h"
+#include "cli/mma_cmd.h"
 #include "ref_mpfr.h"
 #include "skv.h"
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/mma_cmd.h"
 #include "report/gnuplot.h"
 #include "report/report.h"
 #include "core/recommend.h"
@@ -31,6 +32,9 @@ static void usage(FILE *f)
 		"  skv recommend --batch=B --heads=H --kv-heads=K --ctx=N --sms=M [--preset=P] ...\n"
 		"                                    pick a split count from measured error and FA2's\n"
 		"                                    occupancy heuristic (skv recommend --help)\n"
+		"  skv mma --gpu=NAME --input=FMT --output=FMT --a=FILE --b=FILE [--c=FILE] [--check=FILE]\n"
+		"                                    a tensor-core model on recorded vectors; --check\n"
+		"                                    counts the bit-for-bit matches (skv mma --help)\n"
 		"  skv --version                     print the version\n"
 		"\n"
 		"output, per experiment, in --out (default results/, created if missing):\n"
@@ -326,8 +330,10 @@ int cli_main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "recommend") == 0)
 		return rec_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "mma") == 0)
+		return mma_cmd_main(argc - 1, argv + 1, stdout, stderr);
 	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "suite") != 0) {
-		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend; see skv --help)\n", cmd);
+		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend, mma; see skv --help)\n", cmd);
 		return cli_exit_status(SKV_EINVAL);
 	}
 	char *command = join_args(argc, argv);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mma_cmd.h"
+#include "cli/mma_cmd.h"
 #include "skv.h"
 
 /*

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mma_cmd.h"
+#include "cli/mma_cmd.h"
 #include "skv.h"
 
 /* The text formats are those of north-numerical-computing/MATLAB-tensor-
