@@ -163,11 +163,11 @@ static void test_defaults_and_table(void **state)
 	for (size_t i = 0; i < nexperiments; i++) {
 		run_spec s;
 		message e = {NULL};
-		int st = catalog_spec_init(&s, experiments[i].name, &e);
+		int st = catalog_spec_init(&s, experiments[i]->def.name, &e);
 		if (st == SKV_OK)
 			st = spec_check(&s, &e);
 		if (st != SKV_OK)
-			fail_msg("%s:%d: defaults of %s: %s", __FILE__, __LINE__, experiments[i].name, msg_text(&e));
+			fail_msg("%s:%d: defaults of %s: %s", __FILE__, __LINE__, experiments[i]->def.name, msg_text(&e));
 		assert_string_equal(s.out, "results");
 		for (int p = 0; p < NPARAMS; p++)
 			assert_int_equal(s.given[p], 0);
@@ -189,6 +189,33 @@ static void test_defaults_and_table(void **state)
 				*c = '_';
 		assert_string_equal(q->column, col);
 	}
+}
+
+/* experiments/default.suite runs every experiment of the registry, once
+ * each, in the registry's order (REPORT.md's order too). */
+static void test_default_suite_is_the_registry(void **state)
+{
+	(void)state;
+	char path[4300], exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	assert_true(k > 0);
+	exe[k] = '\0';
+	*strrchr(exe, '/') = '\0'; /* build/tests */
+	*strrchr(exe, '/') = '\0'; /* build */
+	snprintf(path, sizeof path, "%s/../experiments/default.suite", exe);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[1024], name[256];
+	size_t i = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "run %255s", name) == 1) {
+			if (i >= nexperiments || strcmp(name, experiments[i]->def.name) != 0)
+				fail_msg("%s:%d: default.suite line %zu runs %s, the registry's experiment %zu is %s", __FILE__,
+					 __LINE__, i + 1, name, i, i < nexperiments ? experiments[i]->def.name : "(none)");
+			i++;
+		}
+	fclose(f);
+	assert_int_equal(i, nexperiments);
 }
 
 static void test_lists_and_point_order(void **state)
@@ -434,8 +461,8 @@ static void test_main_help_and_list(void **state)
 		char *argv[] = {"skv", "list"};
 		assert_int_equal(run_main(out, sizeof out, err, sizeof err, 2, argv), 0);
 		for (size_t i = 0; i < nexperiments; i++) {
-			assert_non_null(strstr(out, experiments[i].name));
-			assert_non_null(strstr(out, experiments[i].defaults));
+			assert_non_null(strstr(out, experiments[i]->def.name));
+			assert_non_null(strstr(out, experiments[i]->def.defaults));
 		}
 	}
 	{
@@ -588,6 +615,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_defaults_and_table),
+		cmocka_unit_test(test_default_suite_is_the_registry),
 		cmocka_unit_test(test_lists_and_point_order),
 		cmocka_unit_test(test_format_double),
 		cmocka_unit_test(test_layouts),

@@ -16,7 +16,7 @@
 #include "results/results.h"
 #include "skv.h"
 #include "core/stats.h"
-#include "catalog/summary.h"
+#include "catalog/catalog.h"
 
 /* |got - want| <= tol, or fail with both in hex so the case replays. */
 static void near(double got, double want, double tol, const char *what, const char *file, int line)
@@ -296,7 +296,7 @@ static void split_count_trends(void **state)
 	/* The paragraph quotes the fitted slopes and the error at S = 1024. */
 	text out;
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "a = 0.50 for partial fp16");
 	CONTAINS(s, "a = 0.25 for partial bf16");
@@ -357,7 +357,7 @@ static void lse_magnitude_crossings(void **state)
 	groups_free(&g);
 	text out;
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "first exceeds 1e-3 at an LSE offset of 0 with LSE fp16 (first at splits 64)");
 	CONTAINS(s, "0 with LSE bf16 (first at splits 64)");
@@ -415,7 +415,7 @@ static void reduction_order_spread(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *txt = text_close(&out);
 	CONTAINS(txt, "by a median of 1 to 3 ulps of the output format");
 	CONTAINS(txt, "by at most 6 (onepass)");
@@ -454,7 +454,7 @@ static void merge_rule_ratios(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "plain mean's median normwise error is 2e14 times");
 	CONTAINS(s, "plain sum's 3e16 times");
@@ -486,7 +486,7 @@ static void block_size_trend_and_causal(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	/* fp16: from b = 1 to 256 the error falls 16 times: factor 0.062 */
 	CONTAINS(s, "From block size 1 to 256 the median normwise error changes by a factor of 0.062");
@@ -514,7 +514,7 @@ static void uneven_generic_and_nan(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "LSE-weighted merges by at most 3 (layout skewed, onepass)");
 	CONTAINS(s, "the factor reaches 50 (layout holes, mean)");
@@ -527,7 +527,7 @@ static void uneven_generic_and_nan(void **state)
 		  "mystery,a,0,1e-5\nmystery,a,1,3e-5\nmystery,b,0,nan\nmystery,b,1,2e-3\n",
 		  "mystery");
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	s = text_close(&out);
 	CONTAINS(s, "2 parameter points, up to 2 trials each; the median norm_rel_err ranges from 2e-5 (knob a) to "
 		    "2e-3 (knob b).");
@@ -575,7 +575,7 @@ static void preset_keys(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "a has the smallest median normwise error at 2 of the 4 operating points and a the largest at 2");
 	CONTAINS(sum, "| splits 1, LSE offset 0 | exact-fp64 (1e-15), a (1e-3), b (2e-3) |");
@@ -598,7 +598,7 @@ static void reduction_order_normwise(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "by a median of 1.7 to 1.7 units of fp32's unit roundoff u");
 	CONTAINS(sum, "| median spread, normwise (u) |");
@@ -619,7 +619,7 @@ static void systems_floor(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "largest ratio of median error to median floor over the operating points is 2 (a) and 5 (b)");
 	free(sum);
@@ -644,7 +644,7 @@ static void empty_split_outcomes(void **state)
 	text out;
 	char err[256];
 	text_open(&out);
-	assert_int_equal(summary_write(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "Merged output NaN: fi (even, all-empty). 1 of 2 presets return NaN");
 	CONTAINS(s, "| preset | even | all-empty |");

@@ -1,15 +1,26 @@
-/* catalog.h - the named experiments: each a set of defaults over the one parameter space, found by name. */
+/* catalog.h - the registry of experiments: their order (the suite's and REPORT.md's), lookup by name, findings. */
 #ifndef CATALOG_CATALOG_H
 #define CATALOG_CATALOG_H
 
+#include "catalog/experiment.h"
 #include "core/core.h"
 
-extern const exp_def experiments[];
+/* Every experiment, in the order of experiments/default.suite and of the
+ * sections of REPORT.md (a test checks the suite against it). */
+extern const experiment *const experiments[];
 extern const size_t nexperiments;
 /* The experiment named `name`, NULL if none. */
-const exp_def *experiment_find(const char *name);
+const experiment *experiment_find(const char *name);
+/* What an experiment the catalog does not know gets in a report: the
+ * generic chart and findings (no introduction). */
+extern const experiment exp_generic;
+/* The experiment's place in the registry (nexperiments for an unknown one). */
+size_t experiment_rank(const char *name);
 /* spec_init for the experiment named `name`; an unknown name is a usage
  * error whose message lists the experiments. */
 int catalog_spec_init(run_spec *s, const char *name, message *e);
+/* The findings of the experiment that r is (by its name), the generic ones
+ * for an unknown experiment. */
+int catalog_narrate(FILE *f, const results *r, char *err, size_t errlen);
 
 #endif

@@ -106,7 +106,7 @@ static void run_help(FILE *f)
 	fprintf(f, "usage: skv run EXPERIMENT [--PARAM=V1,V2,...]... [--out=DIR]\n\n"
 		   "experiments: ");
 	for (size_t i = 0; i < nexperiments; i++)
-		fprintf(f, "%s%s", i ? ", " : "", experiments[i].name);
+		fprintf(f, "%s%s", i ? ", " : "", experiments[i]->def.name);
 	fprintf(f, "\n\nThe points are the cross product of the lists, in the order of the parameters\n"
 		   "below with the last one varying fastest; each point runs --trials trials. Trial t\n"
 		   "draws its problem from skv_seed_mix(seed, t) (the random layout and order from\n"
@@ -130,7 +130,7 @@ static void experiment_help(FILE *f, const run_spec *s)
 static void list(FILE *f)
 {
 	for (size_t i = 0; i < nexperiments; i++) {
-		const exp_def *x = &experiments[i];
+		const exp_def *x = &experiments[i]->def;
 		fprintf(f, "%-16s %s\n%-16s defaults: %s\n", x->name, x->summary, "", x->defaults);
 	}
 	fprintf(f, "\npresets (--preset=NAME on any experiment; explicit flags override single fields):\n");

@@ -145,7 +145,7 @@ static int parse_extras(extras *x, int argc, char **argv, message *e)
 	int st = SKV_OK;
 	for (size_t k = 0; k < nexperiments && st == SKV_OK; k++) {
 		run_spec s;
-		st = catalog_spec_init(&s, experiments[k].name, e);
+		st = catalog_spec_init(&s, experiments[k]->def.name, e);
 		if (st != SKV_OK)
 			break;
 		int nk = 0;

@@ -11,35 +11,8 @@
 
 /* gnuplot cannot aggregate trials or name curves from a CSV, so skv writes
  * each chart's numbers, names and axis hints into one gnuplot file that the
- * chart's script loads; the scripts only decide how things look. */
-static const chart_spec charts[] = {
-	{"split-count", "split-count", CHART_LINES, "splits", "lse", "norm_rel_err",
-	 "error of the merged output against the number of KV splits", NULL},
-	{"lse-magnitude", "lse-magnitude", CHART_LINES, "lse_offset", "splits", "norm_rel_err",
-	 "error against the magnitude of the LSEs, per LSE storage format", NULL},
-	{"reduction-order", "reduction-order", CHART_BOXES, "order", "combine", "ulp_err",
-	 "spread of the error across reduction orders of the merge", NULL},
-	{"merge-rule", "merge-rule", CHART_BARS, "merge", NULL, "norm_rel_err",
-	 "LSE-weighted merges against the plain mean and sum of the partials", NULL},
-	{"uneven-splits", "merge-rule", CHART_BARS, "layout", "splits", "norm_rel_err",
-	 "uneven and empty splits, per merge rule", NULL},
-	{"block-size", "block-size", CHART_LINES, "block_size", "dist", "norm_rel_err",
-	 "online softmax attention error against its block size", NULL},
-	{"systems", "split-count", CHART_LINES, "splits", "lse_offset", "norm_rel_err",
-	 "production kernels' precision profiles against the number of splits", "exact-fp64"},
-	{"empty-splits", "merge-rule", CHART_BARS, "preset", NULL, "norm_rel_err",
-	 "each preset's merge with empty splits (bars a log axis cannot draw are labelled)", NULL},
-};
-static const chart_spec generic = {NULL, "generic", CHART_BARS, NULL, NULL, "norm_rel_err",
-				  "median error at each parameter point", NULL};
-
-const chart_spec *chart_for(const char *experiment)
-{
-	for (size_t i = 0; experiment && i < sizeof charts / sizeof *charts; i++)
-		if (strcmp(charts[i].experiment, experiment) == 0)
-			return &charts[i];
-	return &generic;
-}
+ * chart's script loads; the scripts only decide how things look. Which
+ * chart an experiment gets is in its catalog entry (catalog/NAME.c). */
 
 /* Axis titles: the quantity and its unit. */
 static const struct {

@@ -17,24 +17,21 @@
 #include "report/gnuplot.h"
 #include "results/results.h"
 #include "skv.h"
-#include "catalog/summary.h"
+#include "catalog/catalog.h"
 
-/* Sections come in the order of the default suite, unknown experiments
- * after them by name. */
-static const char *const suite_order[] = {
-	"split-count", "lse-magnitude", "reduction-order", "merge-rule",
-	"uneven-splits", "block-size", "systems", "empty-splits",
-};
-enum { NKNOWN = sizeof suite_order / sizeof *suite_order, ERR = 1024 };
+/* Sections come in the registry's order (the default suite's), unknown
+ * experiments after them by name. */
+enum { ERR = 1024 };
 
 /* One experiment of the folder. */
 typedef struct {
 	char *name;           /* EXPERIMENT */
 	char *csv;            /* DIR/EXPERIMENT.csv */
 	results r;
+	const experiment *exp; /* its catalog entry (exp_generic when unknown) */
 	const chart_spec *chart;
 	char *md, *meta;      /* DIR/EXPERIMENT.md and .meta, NULL when absent */
-	char *findings;       /* Markdown from summary_write */
+	char *findings;       /* Markdown from the experiment's narrator */
 	size_t findings_len;
 } section;
 
@@ -191,18 +188,10 @@ static int pending_commit(job *j, size_t first, int ok)
 
 /* ----------------------------------------------------------- reading */
 
-static size_t rank_of(const char *name)
-{
-	for (size_t i = 0; i < NKNOWN; i++)
-		if (strcmp(name, suite_order[i]) == 0)
-			return i;
-	return NKNOWN;
-}
-
 static int cmp_section(const void *a, const void *b)
 {
 	const section *x = a, *y = b;
-	size_t rx = rank_of(x->name), ry = rank_of(y->name);
+	size_t rx = experiment_rank(x->name), ry = experiment_rank(y->name);
 	if (rx != ry)
 		return (rx > ry) - (rx < ry);
 	return strcmp(x->name, y->name);
@@ -350,7 +339,10 @@ static int read_all(job *j)
 	for (size_t i = 0; i < j->n; i++) {
 		section *s = &j->s[i];
 		char err[ERR] = "";
-		s->chart = chart_for(s->name);
+		s->exp = experiment_find(s->name);
+		if (!s->exp)
+			s->exp = &exp_generic;
+		s->chart = &s->exp->chart;
 		const char *need[] = {s->chart->x};
 		char *shown = path_join(j->name, s->name, ".csv");
 		int rc = shown ? results_load(&s->r, s->csv, shown, need, s->chart->x ? 1 : 0, err, sizeof err)
@@ -365,7 +357,7 @@ static int read_all(job *j)
 		FILE *f = open_memstream(&s->findings, &s->findings_len);
 		if (!f)
 			return SKV_ENOMEM;
-		rc = summary_write(f, &s->r, err, sizeof err);
+		rc = catalog_narrate(f, &s->r, err, sizeof err);
 		if (fclose(f) != 0 && !rc)
 			rc = SKV_ENOMEM;
 		if (rc) {
@@ -663,7 +655,7 @@ static void write_table(FILE *f, const section *s)
 
 static void write_section(FILE *f, const job *j, const section *s)
 {
-	const char *about = summary_about(s->name);
+	const char *about = s->exp->about;
 	fprintf(f, "## %s\n\n%s\n\n", s->name,
 		about ? about : "An experiment this version of `skv report` has no specific findings for: the median "
 				"error at each of its parameter points.");

@@ -7,7 +7,7 @@
 #include "report/chart.h"
 #include "io/csv.h"
 #include "results/results.h"
-#include "catalog/summary.h"
+#include "catalog/catalog.h"
 
 /* The first byte picks the experiment the file claims to be (each has its
  * own chart and findings), the rest is the file. Checked: a failed parse
@@ -43,12 +43,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (csv_find(&t, csv_colname(&t, c), &at) != 0 || at != c)
 			abort();
 	}
-	const chart_spec *ch = chart_for(name);
+	const experiment *x = experiment_find(name);
+	const chart_spec *ch = &(x ? x : &exp_generic)->chart;
 	const char *need[] = {ch->x};
 	results res;
 	if (results_from_csv(&res, &t, name, need, ch->x ? 1 : 0, err, sizeof err) != 0)
 		return 0;
-	summary_write(sink, &res, err, sizeof err);
+	catalog_narrate(sink, &res, err, sizeof err);
 	chart_write_data(sink, &res, ch, err, sizeof err);
 	results_free(&res);
 	return 0;

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > 4096)
 		return 0;
-	const char *exp = experiments[data[0] % nexperiments].name;
+	const char *exp = experiments[data[0] % nexperiments]->def.name;
 	char *text = malloc(size);
 	if (!text)
 		return 0;

@@ -1,0 +1,154 @@
+/* narrate.c - what every experiment's findings share: numbers as a reader writes them, labels, the NaN sentence, the generic findings. */
+#include "catalog/narrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/labels.h"
+
+/* ------------------------------------------------------------- helpers */
+
+/* An error or ratio: two significant digits. */
+const char *narr_num(char *buf, double x) { return label_number(buf, NARR_NUM, x, 2); }
+/* A parameter value (split count, offset, block size): as swept. */
+const char *narr_val(char *buf, double x) { return label_number(buf, NARR_NUM, x, 17); }
+/* A fitted exponent: two decimals, and no "-0.00". */
+double narr_slope2(double s) { return fabs(s) < 0.005 ? 0 : s; }
+
+/* Index of metric `name`, else of norm_rel_err (every results table has it). */
+size_t narr_metric(const results *r, const char *name)
+{
+	size_t m = 0;
+	if (results_metric(r, name, &m) != SKV_OK)
+		results_metric(r, "norm_rel_err", &m);
+	return m;
+}
+
+/* The varying parameters except ex[0..nex), what they determine, and the
+ * experiment column (see results_keys). */
+size_t narr_keys_except(const results *r, const char **keys, const char *const *ex, size_t nex)
+{
+	const char *all[NARR_KEYS + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < nex && n < NARR_KEYS; i++)
+		all[n++] = ex[i];
+	all[n++] = "experiment";
+	return results_keys(r, keys, NARR_KEYS, all, n);
+}
+
+/* Label of group i: "partial fp16, merge onepass"; `skip` names a key left out. */
+char *narr_group_label(char *buf, const groups *g, const results *r, size_t i, const char *skip)
+{
+	const char *cols[NARR_KEYS], *vals[NARR_KEYS];
+	size_t n = 0;
+	for (size_t k = 0; k < g->nkeys && n < NARR_KEYS; k++) {
+		if (skip && strcmp(g->key[k], skip) == 0)
+			continue;
+		cols[n] = g->key[k];
+		vals[n++] = groups_value(g, r, i, k);
+	}
+	return label_join(buf, NARR_LABEL, cols, vals, n);
+}
+
+/* Label of point p in the columns keys[0..nk). */
+char *narr_point_label(char *buf, const results *r, size_t p, const char *const *keys, size_t nk)
+{
+	const char *vals[NARR_KEYS];
+	for (size_t k = 0; k < nk && k < NARR_KEYS; k++)
+		vals[k] = results_get(r, p, keys[k]);
+	return label_join(buf, NARR_LABEL, keys, vals, nk < NARR_KEYS ? nk : NARR_KEYS);
+}
+
+int narr_has_value(const results *r, const char *col, const char *val)
+{
+	for (size_t p = 0; p < r->npoints; p++) {
+		const char *v = results_get(r, p, col);
+		if (v && strcmp(v, val) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Separator before item i of n in a running list: "", ", ", " and ". */
+const char *narr_sep(size_t i, size_t n) { return i == 0 ? "" : i + 1 == n ? " and " : ", "; }
+
+/* The unit of metric m for a sentence. */
+void narr_unit(char *buf, size_t n, const results *r, size_t m)
+{
+	const char *name = csv_colname(&r->csv, r->metric_col[m]);
+	if (strcmp(name, "ulp_err") == 0) {
+		const char *out = results_varies(r, "output") ? NULL : results_get(r, 0, "output");
+		snprintf(buf, n, "ulps of %s", out && *out ? out : "the output format");
+	} else {
+		snprintf(buf, n, "(%s)", name);
+	}
+}
+
+/* Trials whose metric m is NaN, said once per experiment: a NaN is a result
+ * (an empty split read as garbage, an overflow), never hidden in a median. */
+void narr_nan_sentence(FILE *f, const results *r, size_t m, int always)
+{
+	size_t nan = 0, pts = 0, first = NO_GROUP;
+	for (size_t p = 0; p < r->npoints; p++) {
+		size_t k = results_stat(r, p, m)->nnan;
+		nan += k;
+		pts += k > 0;
+		if (k && first == NO_GROUP)
+			first = p;
+	}
+	if (!nan) {
+		if (always)
+			fprintf(f, " No trial gave a NaN %s.", csv_colname(&r->csv, r->metric_col[m]));
+		return;
+	}
+	const char *keys[NARR_KEYS];
+	size_t nk = narr_keys_except(r, keys, NULL, 0);
+	char lab[NARR_LABEL];
+	fprintf(f, " %zu of %zu trials gave a NaN %s, at %zu point%s (the first: %s); the medians above leave them out.",
+		nan, r->csv.nrows, csv_colname(&r->csv, r->metric_col[m]), pts, pts == 1 ? "" : "s",
+		nk ? narr_point_label(lab, r, first, keys, nk) : r->name);
+}
+
+/* The LSE-weighted merges (the others, mean and sum, are the controls). */
+const char *const narr_weighted[NARR_NWEIGHTED] = {"onepass", "pairwise", "flex"};
+
+int narr_is_weighted(const char *merge)
+{
+	for (size_t i = 0; i < NARR_NWEIGHTED; i++)
+		if (merge && strcmp(merge, narr_weighted[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------- generic */
+
+int narr_generic(FILE *f, const results *r, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	size_t m = narr_metric(r, "norm_rel_err");
+	char a[NARR_NUM], b[NARR_NUM], l1[NARR_LABEL], l2[NARR_LABEL];
+	const char *keys[NARR_KEYS];
+	size_t nk = narr_keys_except(r, keys, NULL, 0);
+	size_t lo = NO_GROUP, hi = NO_GROUP, trials = 0;
+	for (size_t p = 0; p < r->npoints; p++) {
+		double v = results_stat(r, p, m)->median;
+		size_t n = results_stat(r, p, m)->n;
+		trials = n > trials ? n : trials;
+		if (isnan(v))
+			continue;
+		if (lo == NO_GROUP || v < results_stat(r, lo, m)->median)
+			lo = p;
+		if (hi == NO_GROUP || v > results_stat(r, hi, m)->median)
+			hi = p;
+	}
+	fprintf(f, "%zu parameter point%s, up to %zu trial%s each", r->npoints, r->npoints == 1 ? "" : "s", trials,
+		trials == 1 ? "" : "s");
+	if (lo != NO_GROUP)
+		fprintf(f, "; the median %s ranges from %s (%s) to %s (%s)", csv_colname(&r->csv, r->metric_col[m]),
+			narr_num(a, results_stat(r, lo, m)->median), nk ? narr_point_label(l1, r, lo, keys, nk) : r->name,
+			narr_num(b, results_stat(r, hi, m)->median), nk ? narr_point_label(l2, r, hi, keys, nk) : r->name);
+	fputs(".", f);
+	narr_nan_sentence(f, r, m, 1);
+	return SKV_OK;
+}
