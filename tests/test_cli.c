@@ -118,7 +118,7 @@ static void test_bad_inputs(void **state)
 		    "skv: unknown merge 'median' for --merge (expected onepass, pairwise, mean, sum, flex)");
 	CHECK_PARSE("merge-rule", "--lse-base=10", SKV_EINVAL, "skv: unknown LSE base '10' for --lse-base (expected e, 2, e2)");
 	CHECK_PARSE("merge-rule", "--layout=zigzag", SKV_EINVAL,
-		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty)");
+		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty, fa2, fixed)");
 	CHECK_PARSE("merge-rule", "--ctx=12x", SKV_EINVAL,
 		    "skv: malformed number '12x' for --ctx (expected an integer in [1, 16777216])");
 	CHECK_PARSE("merge-rule", "--ctx=-1", SKV_EINVAL,
@@ -178,7 +178,7 @@ static void test_defaults_and_table(void **state)
 		const param_def *q = &params[p];
 		assert_non_null(q->flag);
 		assert_int_equal(param_find(q->flag), p);
-		if (p == P_THREADS) {
+		if (p >= P_THREADS) { /* threads and recommend's: no CSV column */
 			assert_null(q->column);
 			continue;
 		}
@@ -302,7 +302,9 @@ static void test_layouts(void **state)
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		for (size_t S = 1; S <= 128 && S <= ns[i]; S++)
 			for (int l = 0; l < NLAYOUTS; l++) {
-				int st = layout_bounds(b, ns[i], S, (layout_id)l, 99);
+				if (l == LAYOUT_FIXED)
+					continue; /* takes its own split size: below */
+				int st = layout_bounds(b, ns[i], S, (layout_id)l, 99, 128, 0);
 				if (l == LAYOUT_LAST_EMPTY && S == 1) {
 					assert_int_equal(st, SKV_EINVAL); /* one split cannot be the empty last */
 					continue;
@@ -318,23 +320,23 @@ static void test_layouts(void **state)
 					assert_int_equal(b[S - 1], ns[i]); /* only the last split is empty */
 			}
 	/* even: sizes differ by at most one. */
-	assert_int_equal(layout_bounds(b, 1000, 7, LAYOUT_EVEN, 0), SKV_OK);
+	assert_int_equal(layout_bounds(b, 1000, 7, LAYOUT_EVEN, 0, 128, 0), SKV_OK);
 	for (size_t s = 0; s < 7; s++)
 		assert_true(b[s + 1] - b[s] == 142 || b[s + 1] - b[s] == 143);
 	/* holes: every odd split empty, the even ones even. */
-	assert_int_equal(layout_bounds(b, 1000, 7, LAYOUT_HOLES, 0), SKV_OK);
+	assert_int_equal(layout_bounds(b, 1000, 7, LAYOUT_HOLES, 0, 128, 0), SKV_OK);
 	const size_t holes[8] = {0, 250, 250, 500, 500, 750, 750, 1000};
 	assert_memory_equal(b, holes, sizeof holes);
 	/* skewed: n - floor(n / 2^s). */
-	assert_int_equal(layout_bounds(b, 1000, 12, LAYOUT_SKEWED, 0), SKV_OK);
+	assert_int_equal(layout_bounds(b, 1000, 12, LAYOUT_SKEWED, 0, 128, 0), SKV_OK);
 	const size_t skew[13] = {0, 500, 750, 875, 938, 969, 985, 993, 997, 999, 1000, 1000, 1000};
 	assert_memory_equal(b, skew, sizeof skew);
 	/* random: on the even grid, reproducible from the seed, and with empty
 	 * splits for most seeds at S = 16. */
 	size_t with_empty = 0;
 	for (uint64_t seed = 0; seed < 50; seed++) {
-		assert_int_equal(layout_bounds(b, 4096, 16, LAYOUT_RANDOM, seed), SKV_OK);
-		assert_int_equal(layout_bounds(c, 4096, 16, LAYOUT_RANDOM, seed), SKV_OK);
+		assert_int_equal(layout_bounds(b, 4096, 16, LAYOUT_RANDOM, seed, 128, 0), SKV_OK);
+		assert_int_equal(layout_bounds(c, 4096, 16, LAYOUT_RANDOM, seed, 128, 0), SKV_OK);
 		assert_memory_equal(b, c, 17 * sizeof *b);
 		int empty = 0;
 		for (size_t s = 0; s < 16; s++) {
@@ -344,9 +346,23 @@ static void test_layouts(void **state)
 		with_empty += (size_t)empty;
 	}
 	assert_true(with_empty >= 45);
-	assert_int_equal(layout_bounds(b, 4, 5, LAYOUT_EVEN, 0), SKV_EINVAL);
-	assert_int_equal(layout_bounds(b, 4, 0, LAYOUT_HOLES, 0), SKV_EINVAL);
-	assert_int_equal(layout_bounds(b, 4, 2, (layout_id)NLAYOUTS, 0), SKV_EINVAL);
+	/* fixed: splits of the given size, the last shorter; the count must be
+	 * ceil(n / size) */
+	assert_int_equal(layout_bounds(b, 1000, 4, LAYOUT_FIXED, 0, 128, 300), SKV_OK);
+	const size_t want_fixed[] = {0, 300, 600, 900, 1000};
+	assert_memory_equal(b, want_fixed, sizeof want_fixed);
+	assert_int_equal(layout_bounds(b, 1000, 3, LAYOUT_FIXED, 0, 128, 300), SKV_EINVAL);
+	assert_int_equal(layout_bounds(b, 1000, 4, LAYOUT_FIXED, 0, 128, 0), SKV_EINVAL);
+	/* fa2: ceil(nb / S) blocks a split, FA2's own function */
+	size_t f2[8];
+	{
+		assert_int_equal(layout_bounds(b, 1000, 3, LAYOUT_FA2, 0, 128, 0), SKV_OK);
+		assert_int_equal(skv_fa2_bounds(f2, 1000, 128, 3), SKV_OK);
+		assert_memory_equal(b, f2, 4 * sizeof *b);
+	}
+	assert_int_equal(layout_bounds(b, 4, 5, LAYOUT_EVEN, 0, 128, 0), SKV_EINVAL);
+	assert_int_equal(layout_bounds(b, 4, 0, LAYOUT_HOLES, 0, 128, 0), SKV_EINVAL);
+	assert_int_equal(layout_bounds(b, 4, 2, (layout_id)NLAYOUTS, 0, 128, 0), SKV_EINVAL);
 }
 
 /* Bad input through the whole program: one line on stderr, the status, and

@@ -29,7 +29,7 @@ static double m_rel(const sweep_row *r) { return r->err.max_rel; }
 static double m_norm(const sweep_row *r) { return r->err.norm_rel; }
 static double m_ulp(const sweep_row *r) { return r->err.ulp; }
 static double m_lse(const sweep_row *r) { return r->lse_err; }
-static double m_floor(const sweep_row *r) { return r->floor_err; }
+static double m_floor(const sweep_row *r) { return r->floor.norm_rel; }
 
 static const metric metrics[] = {
 	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp}, {"lse_err", m_lse},

@@ -14,8 +14,10 @@
 /* Identifiers of the parameters, in table order. The order is the order of
  * the CSV columns and of the sweep: the cross product runs over the
  * parameters in this order with the last one varying fastest. Adding a
- * parameter is one identifier here and one line in params[]
- * (params.c), plus its use in the engine. */
+ * parameter is one identifier here and one row in params[] (params.c),
+ * whose stage tag tells the sweep which work it changes (so it shares
+ * correctly with no edit elsewhere), plus its use where it acts. The
+ * parameters after P_THREADS have no CSV column: skv recommend's. */
 typedef enum {
 	P_PRESET,
 	P_CTX,
@@ -43,10 +45,27 @@ typedef enum {
 	P_TRIALS,
 	P_SEED,
 	P_THREADS,
+	P_SPLIT_SIZE, /* recommend's fixed split size (layout fixed) */
+	P_BATCH,
+	P_HEADS,
+	P_KV_HEADS,
+	P_SMS,
+	P_METRIC,
+	P_TOL,
+	P_CANDIDATES,
+	P_MAX_SPLITS,
+	P_FORMAT,
 	NPARAMS
 } param_id;
 
 typedef enum { PT_INT, PT_REAL, PT_ENUM } param_type;
+
+/* What a parameter changes, in the order of a row's computation: the sweep
+ * shares one problem and its exact truth among the rows equal in every
+ * PROBLEM parameter (and trial), one split-kernel run among those equal in
+ * every KERNEL parameter too; STORE, MERGE and ROW parameters act per row.
+ * NONE: no effect on any number (threads, recommend's shape and choice). */
+typedef enum { STAGE_NONE, STAGE_PROBLEM, STAGE_KERNEL, STAGE_STORE, STAGE_MERGE, STAGE_ROW } param_stage;
 
 /* Experiment kinds: which computation a row measures. A parameter lists the
  * kinds it applies to; for the others its CSV cell is empty and setting it
@@ -54,7 +73,8 @@ typedef enum { PT_INT, PT_REAL, PT_ENUM } param_type;
 enum {
 	KIND_SPLIT = 1u,  /* split kernel, storage, merge (one decode row) */
 	KIND_ONLINE = 2u, /* skv_attention_online over every query row */
-	KIND_ALL = 3u
+	KIND_REC = 4u,    /* skv recommend: split rows of one shape, chosen among */
+	KIND_ALL = 7u
 };
 
 /* An enumeration's value names: either the library's parse and name
@@ -74,7 +94,8 @@ typedef struct {
 	uint64_t imin, imax;    /* PT_INT: inclusive range */
 	double rmin, rmax;      /* PT_REAL: inclusive range (finite) */
 	int rmin_open;          /* PT_REAL: rmin itself excluded */
-	unsigned kinds;         /* SKV_APP_KIND_* it applies to */
+	unsigned kinds;         /* KIND_* it applies to */
+	param_stage stage;      /* the work it changes */
 	int single;             /* one value only, never a list */
 	const char *def;        /* default value, parsed like a flag */
 	const char *help;
@@ -89,9 +110,11 @@ typedef enum {
 	LAYOUT_SKEWED = 2,
 	LAYOUT_HOLES = 3,
 	LAYOUT_LAST_EMPTY = 4,
-	LAYOUT_ALL_EMPTY = 5
+	LAYOUT_ALL_EMPTY = 5,
+	LAYOUT_FA2 = 6,  /* skv_fa2_bounds with --block-size keys a block */
+	LAYOUT_FIXED = 7 /* splits of --split-size keys (skv recommend's fixed-size option) */
 } layout_id;
-#define NLAYOUTS 6
+#define NLAYOUTS 8
 
 /* One value of a parameter: u for integers and enums, r for reals. */
 typedef struct {
@@ -119,7 +142,8 @@ void format_double(char *buf, size_t n, double x);
 /* Split boundaries of `layout` (see layout.c for the definitions): bounds has
  * S + 1 entries. SKV_EINVAL for S == 0, S > n, S below the layout's
  * smallest count or a bad layout. */
-int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t seed);
+int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t seed, size_t block,
+		  size_t split_size);
 /* The smallest split count the layout takes (2 for last-empty, else 1). */
 size_t layout_min_splits(layout_id layout);
 
@@ -184,13 +208,15 @@ const char *out_state_name(int s);
 const char *lse_state_name(int s);
 
 typedef struct {
+	size_t spec; /* which spec of the sweep (0 for a single one) */
 	size_t point;
 	uint64_t trial;
 	skv_errors err;
 	double lse_err;
-	double floor_err; /* norm_rel_err of the exact output rounded once to the output format */
+	skv_errors floor; /* the errors of the exact output rounded once to the output format */
 	unsigned char out_state; /* out_state_id of the whole output */
 	unsigned char lse_state; /* lse_state_id of the merged LSE (worst row) */
+	double *out; /* the merged output (head-dim values), when the sweep keeps them; else NULL */
 } sweep_row;
 
 typedef struct {
@@ -205,7 +231,14 @@ typedef struct {
 	double wall_s;
 } sweep_result;
 
-/* Seeds of trial t of a run with base seed `seed` (documented in engine.c). */
+/* How a sweep runs: a progress line on a stream (NULL: none); keep_outputs:
+ * every row keeps its merged output (sweep_row.out). */
+typedef struct {
+	FILE *progress;
+	int keep_outputs;
+} sweep_opts;
+
+/* Seeds of trial t of a run with base seed `seed` (the rule: seeds.c). */
 uint64_t seed_problem(uint64_t seed, uint64_t trial);
 uint64_t seed_layout(uint64_t seed, uint64_t trial);
 uint64_t seed_order(uint64_t seed, uint64_t trial);
@@ -218,6 +251,9 @@ int sweep_estimate(double *bytes, double *cpu_s, const run_spec *s, int threads)
 /* Runs every point and trial of a checked spec. progress: a stream for the
  * progress line, or NULL for none. RUNTIME with a message on failure. */
 int sweep_run(sweep_result *r, const run_spec *s, FILE *progress, message *e);
+/* The rows of several checked specs in one sweep, sharing problems,
+ * truths and kernel runs among them; rows spec after spec. */
+int sweep_run_specs(sweep_result *r, const run_spec *const *specs, size_t n, const sweep_opts *o, message *e);
 void sweep_result_free(sweep_result *r);
 
 #endif

@@ -1,4 +1,4 @@
-/* layout.c - split boundaries of the layouts: even, random (with empty splits), skewed, holes, last-empty, all-empty. */
+/* layout.c - split boundaries of the layouts: even, random (with empty splits), skewed, holes, last-empty, all-empty, fa2, fixed. */
 #include <stdlib.h>
 #include <string.h>
 #include "core/core.h"
@@ -29,13 +29,19 @@ static int cmp_size(const void *a, const void *b)
  * all-empty: every split is empty: a query whose keys are all masked. The
  *         bounds are all 0 (no key is visited); the engine measures it
  *         against the empty attention (output 0, LSE -inf).
+ * fa2:    FlashAttention 2's (skv_fa2_bounds): ceil(nb / S) blocks of
+ *         `block` keys per split, nb = ceil(n / block); the trailing splits
+ *         of an ineligible S are empty.
+ * fixed:  splits of split_size keys, the last one shorter (S must be
+ *         ceil(n / split_size)).
  */
 size_t layout_min_splits(layout_id layout)
 {
 	return layout == LAYOUT_LAST_EMPTY ? 2 : 1;
 }
 
-int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t seed)
+int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t seed, size_t block,
+		  size_t split_size)
 {
 	if (!bounds || S == 0 || S > n)
 		return SKV_EINVAL;
@@ -77,6 +83,16 @@ int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t
 	}
 	case LAYOUT_ALL_EMPTY:
 		memset(bounds, 0, (S + 1) * sizeof *bounds);
+		return SKV_OK;
+	case LAYOUT_FA2:
+		return skv_fa2_bounds(bounds, n, block ? block : n, S);
+	case LAYOUT_FIXED:
+		/* split s = [s size, (s + 1) size) clamped to n: S must be
+		 * ceil(n / size), so that no split is empty and every key is in one */
+		if (split_size == 0 || S != n / split_size + (n % split_size != 0))
+			return SKV_EINVAL;
+		for (size_t s = 0; s <= S; s++)
+			bounds[s] = s < S ? s * split_size : n;
 		return SKV_OK;
 	case LAYOUT_HOLES: {
 		size_t full = (S + 1) / 2;

@@ -38,8 +38,8 @@ ENUM_ADAPTERS(empty, skv_empty, skv_empty_parse, skv_empty_name)
 ENUM_ADAPTERS(base, skv_lse_base, skv_lse_base_parse, skv_lse_base_name)
 
 /* The program's own enumerations: one table of names each. */
-static const char *const layout_names[NLAYOUTS] = {"even",  "random",     "skewed",
-							   "holes", "last-empty", "all-empty"};
+static const char *const layout_names[NLAYOUTS] = {"even", "random", "skewed", "holes", "last-empty", "all-empty",
+						   "fa2",  "fixed"};
 
 /* Presets come from the library: value 0 is "none", value i + 1 preset i. */
 static const char *preset_name(unsigned v)
@@ -90,76 +90,113 @@ static const param_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, pr
 static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
 static const param_enum en_layout = {"layout", NLAYOUTS, layout_name, layout_parse};
 
+/* recommend's own enumerations */
+static const char *const metric_names[] = {"norm_rel_err", "max_abs_err", "ulp_err"};
+static const char *const candidate_names[] = {"pow2", "all", "list"};
+static const char *const out_format_names[] = {"text", "csv", "json"};
+TABLE_ENUM(metric, metric_names)
+TABLE_ENUM(candidates, candidate_names)
+TABLE_ENUM(out_format, out_format_names)
+static const param_enum en_metric = {"metric", 3, metric_name, metric_parse};
+static const param_enum en_candidates = {"candidate set", 3, candidates_name, candidates_parse};
+static const param_enum en_out_format = {"output format", 3, out_format_name, out_format_parse};
+
 #define INT(lo, hi) PT_INT, NULL, (lo), (hi), 0, 0, 0
 #define REAL(lo, hi, open) PT_REAL, NULL, 0, 0, (lo), (hi), (open)
 #define ENUM(en) PT_ENUM, &(en), 0, 0, 0, 0, 0
-#define SPLIT KIND_SPLIT
+#define SPLIT (KIND_SPLIT | KIND_REC)
 #define ONLINE KIND_ONLINE
 #define ALL KIND_ALL
+#define REC KIND_REC
+#define PROBLEM STAGE_PROBLEM
+#define KERNEL STAGE_KERNEL
+#define STORE STAGE_STORE
+#define MERGE STAGE_MERGE
+#define ROW STAGE_ROW
+#define NONE STAGE_NONE
 
-/* The one parameter table: flag, column, type and range, kinds, single,
- * default, help. The ranges keep every size within what the engine can
- * allocate and index; lse-offset stays where fp64 still resolves a score
- * (1e9 has spacing 1.2e-7). */
+/* The one parameter table: flag, CSV column, type and range, the kinds it
+ * applies to, the stage it changes, single, default, help. The ranges keep
+ * every size within what the sweep can allocate and index; lse-offset stays
+ * where fp64 still resolves a score (1e9 has spacing 1.2e-7). A preset is
+ * resolved into the fields it fixes before anything is computed, so its own
+ * stage is the row's. */
 const param_def params[NPARAMS] = {
-	[P_PRESET] = {"preset", "preset", ENUM(en_preset), ALL, 0, "none",
-			      "production-kernel profile (skv list shows each): sets every stage format, the LSE "
-			      "base, merge, order, empty-split mode; explicit flags override single fields"},
-	[P_CTX] = {"ctx", "ctx", INT(1, 1u << 24), ALL, 0, "4096", "keys in the context"},
-	[P_HEAD_DIM] = {"head-dim", "head_dim", INT(1, 4096), ALL, 0, "128", "head dimension d"},
-	[P_DIST] = {"dist", "dist", ENUM(en_dist), ALL, 0, "gaussian",
-			    "score distribution (sink: key 0 carries about 87% of the mass; ramp: a recency "
-			    "bias of 8 nats across the context, the running max moves at every block)"},
-	[P_SCORE_SCALE] = {"score-scale", "score_scale", REAL(0, 1e6, 1), ALL, 0, "0.5",
-				   "standard deviation of q (K and V are N(0, 1))"},
-	[P_INPUT] = {"input", "input", ENUM(en_format), ALL, 0, "fp32",
-			     "format of q, K, V (the truth sees the same rounded values)"},
-	[P_LSE_OFFSET] = {"lse-offset", "lse_offset", REAL(-1e9, 1e9, 0), ALL, 0, "0",
-				  "constant added to every scaled score (natural-log units): moves the "
-				  "LSEs, not the exact output"},
-	[P_SPLITS] = {"splits", "splits", INT(1, 1u << 20), SPLIT, 0, "1",
-			      "number of KV splits (at most ctx)"},
-	[P_LAYOUT] = {"layout", "layout", ENUM(en_layout), SPLIT, 0, "even",
-			      "split boundaries: even; random (cuts on the even grid, some splits "
-			      "empty); skewed (sizes halve: n/2, n/4, ...); holes (every odd split empty); "
-			      "last-empty (S-1 even splits, the last empty); all-empty (every key masked: "
-			      "all splits empty, the exact output is 0 with LSE -inf)"},
-	[P_BLOCK_SIZE] = {"block-size", "block_size", INT(0, 1u << 24), ALL, 0, "128",
-				  "keys per online-softmax block (0: one block per split or row)"},
-	[P_CAUSAL] = {"causal", "causal", INT(0, 1), ONLINE, 0, "0",
-			      "1: ctx query rows under the causal mask; 0: one decode row"},
-	[P_COMPUTE] = {"compute", "compute", ENUM(en_format), ALL, 0, "fp32",
-			       "arithmetic inside a split: scores, max, exp, sums, P.V"},
-	[P_P] = {"p", "p", ENUM(en_format), ALL, 0, "fp32",
-			 "format of the probabilities fed to P.V"},
-	[P_LSE_BASE] = {"lse-base", "lse_base", ENUM(en_base), ALL, 0, "e",
-				"LSE base: e (exp, log), 2 (scores pre-scaled by log2 e in compute, exp2, log2 "
-				"throughout), e2 (base-2 arithmetic inside the split, natural LSE written and "
-				"merged, as FlashAttention does)"},
-	[P_PARTIAL] = {"partial", "partial", ENUM(en_format), SPLIT, 0, "fp32",
-			       "storage of each split's normalized output"},
-	[P_LSE] = {"lse", "lse", ENUM(en_format), SPLIT, 0, "fp32", "storage of each split's LSE"},
-	[P_COMBINE] = {"combine", "combine", ENUM(en_format), SPLIT, 0, "fp32",
-			       "arithmetic of the merge"},
-	[P_OUTPUT] = {"output", "output", ENUM(en_format), ALL, 0, "fp32",
-			      "format of the result (and unit of ulp_err)"},
-	[P_MERGE] = {"merge", "merge", ENUM(en_merge), SPLIT, 0, "onepass",
-			     "merge rule (mean and sum are wrong on purpose)"},
-	[P_ORDER] = {"order", "order", ENUM(en_order), SPLIT, 0, "seq",
-			     "reduction order of the merge (random: a new permutation per trial)"},
-	[P_EMPTY] = {"empty", "empty", ENUM(en_empty), SPLIT, 0, "guard",
-			     "what the merge does with empty splits"},
-	[P_MERGE_THREADS] = {"merge-threads", "merge_threads", INT(1, 1024), SPLIT, 0, "1",
-				     "threads of the strided order"},
-	[P_ROUND_STATES] = {"round-states", "round_states", INT(0, 1), SPLIT, 0, "0",
-				    "1: per-thread merge states rounded to the input format (FlashInfer's "
-				    "shared-memory stage)"},
-	[P_TRIALS] = {"trials", "trials", INT(1, 1000000), ALL, 1, "5",
-			      "random instances per point"},
-	[P_SEED] = {"seed", "seed", INT(0, UINT64_MAX), ALL, 0, "1",
-			    "base seed; trial t draws its problem from skv_seed_mix(seed, t)"},
-	[P_THREADS] = {"threads", NULL, INT(0, 4096), ALL, 1, "0",
-			       "OpenMP threads (0: the OpenMP default); never changes the results"},
+	[P_PRESET] = {"preset", "preset", ENUM(en_preset), ALL, ROW, 0, "none",
+		      "production-kernel profile (skv list shows each): sets every stage format, the LSE "
+		      "base, merge, order, empty-split mode; explicit flags override single fields"},
+	[P_CTX] = {"ctx", "ctx", INT(1, 1u << 24), ALL, PROBLEM, 0, "4096", "keys in the context"},
+	[P_HEAD_DIM] = {"head-dim", "head_dim", INT(1, 4096), ALL, PROBLEM, 0, "128", "head dimension d"},
+	[P_DIST] = {"dist", "dist", ENUM(en_dist), ALL, PROBLEM, 0, "gaussian",
+		    "score distribution (sink: key 0 carries about 87% of the mass; ramp: a recency "
+		    "bias of 8 nats across the context, the running max moves at every block)"},
+	[P_SCORE_SCALE] = {"score-scale", "score_scale", REAL(0, 1e6, 1), ALL, PROBLEM, 0, "0.5",
+			   "standard deviation of q (K and V are N(0, 1))"},
+	[P_INPUT] = {"input", "input", ENUM(en_format), ALL, PROBLEM, 0, "fp32",
+		     "format of q, K, V (the truth sees the same rounded values)"},
+	[P_LSE_OFFSET] = {"lse-offset", "lse_offset", REAL(-1e9, 1e9, 0), ALL, KERNEL, 0, "0",
+			  "constant added to every scaled score (natural-log units): moves the "
+			  "LSEs, not the exact output"},
+	[P_SPLITS] = {"splits", "splits", INT(1, 1u << 20), SPLIT, KERNEL, 0, "1",
+		      "number of KV splits (at most ctx)"},
+	[P_LAYOUT] = {"layout", "layout", ENUM(en_layout), SPLIT, KERNEL, 0, "even",
+		      "split boundaries: even; random (cuts on the even grid, some splits "
+		      "empty); skewed (sizes halve: n/2, n/4, ...); holes (every odd split empty); "
+		      "last-empty (S-1 even splits, the last empty); all-empty (every key masked: "
+		      "all splits empty, the exact output is 0 with LSE -inf); fa2 (FlashAttention 2's: "
+		      "ceil(blocks / S) blocks of --block-size keys per split, trailing splits empty when "
+		      "S is ineligible); fixed (splits of --split-size keys, skv recommend)"},
+	[P_BLOCK_SIZE] = {"block-size", "block_size", INT(0, 1u << 24), ALL, KERNEL, 0, "128",
+			  "keys per online-softmax block (0: one block per split or row)"},
+	[P_CAUSAL] = {"causal", "causal", INT(0, 1), ONLINE, PROBLEM, 0, "0",
+		      "1: ctx query rows under the causal mask; 0: one decode row"},
+	[P_COMPUTE] = {"compute", "compute", ENUM(en_format), ALL, KERNEL, 0, "fp32",
+		       "arithmetic inside a split: scores, max, exp, sums, P.V"},
+	[P_P] = {"p", "p", ENUM(en_format), ALL, KERNEL, 0, "fp32", "format of the probabilities fed to P.V"},
+	[P_LSE_BASE] = {"lse-base", "lse_base", ENUM(en_base), ALL, KERNEL, 0, "e",
+			"LSE base: e (exp, log), 2 (scores pre-scaled by log2 e in compute, exp2, log2 "
+			"throughout), e2 (base-2 arithmetic inside the split, natural LSE written and "
+			"merged, as FlashAttention does)"},
+	[P_PARTIAL] = {"partial", "partial", ENUM(en_format), SPLIT, STORE, 0, "fp32",
+		       "storage of each split's normalized output"},
+	[P_LSE] = {"lse", "lse", ENUM(en_format), SPLIT, STORE, 0, "fp32", "storage of each split's LSE"},
+	[P_COMBINE] = {"combine", "combine", ENUM(en_format), SPLIT, MERGE, 0, "fp32", "arithmetic of the merge"},
+	[P_OUTPUT] = {"output", "output", ENUM(en_format), ALL, ROW, 0, "fp32",
+		      "format of the result (and unit of ulp_err)"},
+	[P_MERGE] = {"merge", "merge", ENUM(en_merge), SPLIT, MERGE, 0, "onepass",
+		     "merge rule (mean and sum are wrong on purpose)"},
+	[P_ORDER] = {"order", "order", ENUM(en_order), SPLIT, MERGE, 0, "seq",
+		     "reduction order of the merge (random: a new permutation per trial)"},
+	[P_EMPTY] = {"empty", "empty", ENUM(en_empty), SPLIT, MERGE, 0, "guard", "what the merge does with empty splits"},
+	[P_MERGE_THREADS] = {"merge-threads", "merge_threads", INT(1, 1024), SPLIT, MERGE, 0, "1",
+			     "threads of the strided order"},
+	[P_ROUND_STATES] = {"round-states", "round_states", INT(0, 1), SPLIT, MERGE, 0, "0",
+			    "1: per-thread merge states rounded to the input format (FlashInfer's "
+			    "shared-memory stage)"},
+	[P_TRIALS] = {"trials", "trials", INT(1, 1000000), ALL, ROW, 1, "5", "random instances per point"},
+	[P_SEED] = {"seed", "seed", INT(0, UINT64_MAX), ALL, PROBLEM, 0, "1",
+		    "base seed; trial t draws its problem from skv_seed_mix(seed, t)"},
+	[P_THREADS] = {"threads", NULL, INT(0, 4096), ALL, NONE, 1, "0",
+		       "OpenMP threads (0: the OpenMP default); never changes the results"},
+	/* skv recommend's: the shape, the candidates and the choice. */
+	[P_SPLIT_SIZE] = {"split-size", NULL, INT(0, 1u << 24), REC, KERNEL, 1, "0",
+			  "keys per split of the fixed-size option (0: FA2's split size at batch 1)"},
+	[P_BATCH] = {"batch", NULL, INT(1, 1u << 20), REC, NONE, 1, "1", "sequences decoded together"},
+	[P_HEADS] = {"heads", NULL, INT(1, 1u << 16), REC, NONE, 1, "32", "query heads"},
+	[P_KV_HEADS] = {"kv-heads", NULL, INT(0, 1u << 16), REC, NONE, 1, "0",
+			"key/value heads, dividing --heads (0: as many as --heads)"},
+	[P_SMS] = {"sms", NULL, INT(1, SKV_FA2_MAX_SMS / 2), REC, NONE, 1, "132",
+		   "the GPU's SM count: A100 108, H100 SXM 132, L40S 142"},
+	[P_METRIC] = {"metric", NULL, ENUM(en_metric), REC, NONE, 1, "norm_rel_err",
+		      "what the tolerance bounds (ulp_err: in ulps of the output format)"},
+	[P_TOL] = {"tol", NULL, REAL(0, 1e300, 1), REC, NONE, 1, "1e-3",
+		   "a count is within tolerance when the max of the metric over the trials is at most this"},
+	[P_CANDIDATES] = {"candidates", NULL, ENUM(en_candidates), REC, NONE, 1, "pow2",
+			  "the counts measured: pow2 (1, 2, 4, ... up to --max-splits), all (every count up to "
+			  "it) or list (--splits; given --splits implies it)"},
+	[P_MAX_SPLITS] = {"max-splits", NULL, INT(1, 1024), REC, NONE, 1, "128",
+			  "largest count considered and recommended"},
+	[P_FORMAT] = {"format", NULL, ENUM(en_out_format), REC, NONE, 1, "text", "the report: text, csv or json"},
 };
 
 int param_find(const char *flag)

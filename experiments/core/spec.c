@@ -400,6 +400,28 @@ static int check_resources(const run_spec *s, message *e)
 	return SKV_OK;
 }
 
+/* Layout fixed needs the split size (recommend's) and a count that fits it:
+ * S = ceil(ctx / size) for every ctx. */
+static int fixed_mismatch(const run_spec *s, uint64_t S, message *e)
+{
+	const uint64_t size = s->list[P_SPLIT_SIZE].v[0].u;
+	if (!spec_applies(s, P_SPLIT_SIZE) || size == 0) {
+		msg_set(e, "skv: --layout=fixed needs --split-size (the fixed-size option of skv recommend)");
+		return 1;
+	}
+	const param_list *ctx = &s->list[P_CTX];
+	for (size_t i = 0; i < ctx->n; i++) {
+		const uint64_t want = ctx->v[i].u / size + (ctx->v[i].u % size != 0);
+		if (S != want) {
+			msg_set(e, "skv: --layout=fixed with --split-size=%llu and --ctx=%llu takes --splits=%llu, not %llu",
+				(unsigned long long)size, (unsigned long long)ctx->v[i].u, (unsigned long long)want,
+				(unsigned long long)S);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int spec_check(const run_spec *s, message *e)
 {
 	const param_list *ctx = &s->list[P_CTX], *sp = &s->list[P_SPLITS];
@@ -415,6 +437,8 @@ int spec_check(const run_spec *s, message *e)
 		for (size_t i = 0; i < ll->n; i++)
 			for (size_t j = 0; j < sp->n; j++) {
 				layout_id lay = (layout_id)ll->v[i].u;
+				if (lay == LAYOUT_FIXED && fixed_mismatch(s, sp->v[j].u, e))
+					return SKV_EINVAL;
 				if (sp->v[j].u < layout_min_splits(lay)) {
 					char name[32];
 					param_format(name, sizeof name, P_LAYOUT, ll->v[i]);

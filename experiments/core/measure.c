@@ -1,0 +1,265 @@
+/* measure.c - the one measurement: a problem and its exact truth, a split-kernel run, and a row's storage, merge, errors, floor and states. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/sweep_internal.h"
+
+skv_config sweep_config(const param_value *v)
+{
+	skv_config c = skv_config_uniform(SKV_FP32); /* every field set, the new ones included */
+	c.input = (skv_format)v[P_INPUT].u;
+	c.compute = (skv_format)v[P_COMPUTE].u;
+	c.p = (skv_format)v[P_P].u;
+	c.partial = (skv_format)v[P_PARTIAL].u;
+	c.lse = (skv_format)v[P_LSE].u;
+	c.combine = (skv_format)v[P_COMBINE].u;
+	c.output = (skv_format)v[P_OUTPUT].u;
+	c.base = (skv_lse_base)v[P_LSE_BASE].u; /* the library's own values */
+	return c;
+}
+
+static skv_merge_spec merge_of(const param_value *v, uint64_t trial)
+{
+	skv_merge_spec ms = skv_merge_spec_default();
+	ms.merge = (skv_merge)v[P_MERGE].u;
+	ms.order = (skv_order)v[P_ORDER].u;
+	ms.empty = (skv_empty)v[P_EMPTY].u;
+	ms.threads = (unsigned)v[P_MERGE_THREADS].u;
+	ms.round_states = (int)v[P_ROUND_STATES].u;
+	ms.seed = seed_order(v[P_SEED].u, trial);
+	return ms;
+}
+
+size_t sweep_query_rows(unsigned kind, const param_value *v)
+{
+	return kind == KIND_ONLINE && v[P_CAUSAL].u ? (size_t)v[P_CTX].u : 1;
+}
+
+/* t + c as a double-double. Knuth's two-sum gives s + err = t.hi + c
+ * exactly; adding t.lo and renormalizing costs a few units of 2^-106
+ * relative, far below any lse_err a format can show. */
+static skv_dd dd_add(skv_dd t, double c)
+{
+	if (!isfinite(t.hi) || !isfinite(c)) {
+		skv_dd r = {t.hi + c, 0.0};
+		return r;
+	}
+	double s = t.hi + c, bb = s - t.hi;
+	double err = (t.hi - (s - bb)) + (c - bb);
+	double lo = err + t.lo, hi = s + lo;
+	skv_dd r = {hi, lo - (hi - s)};
+	return r;
+}
+
+/* max that keeps NaN: a NaN lse anywhere makes the row's lse_err NaN. */
+static double max_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : a > b ? a : b; }
+
+/* ------------------------------------------------------------- instances */
+
+int measure_instance(sweep *w, instance *in)
+{
+	param_value v[NPARAMS];
+	uint64_t trial;
+	sweep_row_spec(w, in->rep, NULL, NULL, &trial);
+	sweep_row_values(w, in->rep, v);
+	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
+	in->tout = malloc(in->nq * d * sizeof *in->tout);
+	in->tlse = malloc(in->nq * sizeof *in->tlse);
+	if (!in->tout || !in->tlse)
+		return SKV_ENOMEM;
+	return skv_problem_init(&in->prob, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r,
+				(skv_format)v[P_INPUT].u, seed_problem(v[P_SEED].u, trial));
+}
+
+void measure_instance_free(instance *in)
+{
+	skv_problem_free(&in->prob);
+	free(in->tout);
+	free(in->tlse);
+	memset(&in->prob, 0, sizeof in->prob);
+	in->tout = NULL;
+	in->tlse = NULL;
+}
+
+size_t measure_instance_bytes(const sweep *w, const instance *in)
+{
+	param_value v[NPARAMS];
+	sweep_row_values(w, in->rep, v);
+	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
+	return (in->nq + 2 * n) * d * sizeof(double) + in->nq * (d + 1) * sizeof(skv_dd);
+}
+
+int measure_truth(instance *in, size_t qr, int causal)
+{
+	const size_t d = in->prob.d;
+	size_t hi = causal ? qr + 1 : in->prob.n;
+	return skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->prob, qr, 0, hi, SKV_TRUTH_PREC);
+}
+
+/* ------------------------------------------------------------ kernel runs */
+
+int measure_kernel(sweep *w, kernel_run *kr)
+{
+	param_value v[NPARAMS];
+	uint64_t trial;
+	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
+	sweep_row_values(w, kr->rep, v);
+	const instance *in = &w->inst[w->row_inst[kr->rep]];
+	size_t S = (size_t)v[P_SPLITS].u, n = in->prob.n;
+	skv_config cfg = sweep_config(v);
+	size_t *bounds = malloc((S + 1) * sizeof *bounds);
+	if (!bounds)
+		return SKV_ENOMEM;
+	int st = layout_bounds(bounds, n, S, (layout_id)v[P_LAYOUT].u, seed_layout(v[P_SEED].u, trial),
+			       (size_t)v[P_BLOCK_SIZE].u, (size_t)v[P_SPLIT_SIZE].u);
+	if (st == SKV_OK)
+		st = skv_partials_init(&kr->sp, S, in->prob.d);
+	if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_ALL_EMPTY) {
+		/* every key masked: what a split kernel writes for an empty split */
+		for (size_t s = 0; s < S; s++) {
+			kr->sp.lse[s] = kr->sp.m[s] = -INFINITY;
+			kr->sp.l[s] = 0.0;
+		}
+	} else if (st == SKV_OK)
+		st = skv_split_kernel(&kr->sp, &in->prob, 0, bounds, S, (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r,
+				      &cfg);
+	free(bounds);
+	return st;
+}
+
+/* ------------------------------------------------------------------ rows */
+
+/* The floor of the output format: the errors of the exact output rounded
+ * once to it (skv_dd_round, the one rounding of the truth), which no
+ * computation in that format can beat. */
+static int floor_of(skv_errors *fe, const skv_dd *truth, size_t n, skv_format f)
+{
+	double *fl = malloc(n * sizeof *fl);
+	if (!fl)
+		return SKV_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		fl[i] = skv_dd_round(f, truth[i]);
+	int rc = skv_errors_compute(fe, fl, truth, n, f);
+	free(fl);
+	return rc;
+}
+
+/* NaN anywhere wins over an infinity, which wins over finite. */
+static int out_state(const double *o, size_t n)
+{
+	int s = OUT_FINITE;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(o[i]))
+			return OUT_NAN;
+		if (isinf(o[i]))
+			s = OUT_INF;
+	}
+	return s;
+}
+
+static int lse_state(double l)
+{
+	return isnan(l) ? LSE_NAN : l == INFINITY ? LSE_POS_INF : l == -INFINITY ? LSE_NEG_INF : LSE_FINITE;
+}
+
+const char *out_state_name(int s)
+{
+	static const char *const n[] = {"finite", "nan", "inf"};
+	return s >= 0 && s < (int)(sizeof n / sizeof n[0]) ? n[s] : "?";
+}
+
+const char *lse_state_name(int s)
+{
+	static const char *const n[] = {"finite", "-inf", "+inf", "nan"};
+	return s >= 0 && s < (int)(sizeof n / sizeof n[0]) ? n[s] : "?";
+}
+
+/* The errors of out[0..n) (the row's result, in the output format) against
+ * the truth, the floor, and the output state; the output is kept in the
+ * row when the sweep asks for it (out is then the row's, not freed). */
+static int measure_out(sweep *w, size_t r, double *out, const skv_dd *truth, size_t n, skv_format f)
+{
+	sweep_row *row = &w->rows[r];
+	int rc = skv_errors_compute(&row->err, out, truth, n, f);
+	if (rc == SKV_OK)
+		rc = floor_of(&row->floor, truth, n, f);
+	row->out_state = (unsigned char)out_state(out, n);
+	if (rc == SKV_OK && w->keep_outputs) {
+		row->out = out;
+		return SKV_OK;
+	}
+	free(out);
+	return rc;
+}
+
+/* A split-kind row: store the shared kernel run in the row's formats, merge,
+ * measure. */
+static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
+{
+	const instance *in = &w->inst[w->row_inst[r]];
+	const kernel_run *kr = &w->runs[w->row_run[r]];
+	const size_t d = in->prob.d;
+	skv_config cfg = sweep_config(v);
+	skv_partials st;
+	int rc = skv_partials_init(&st, kr->sp.S, d);
+	if (rc != SKV_OK)
+		return rc;
+	double *out = malloc(d * sizeof *out), lse = 0.0;
+	rc = out ? skv_partials_store(&st, &kr->sp, &cfg) : SKV_ENOMEM;
+	skv_merge_spec ms = merge_of(v, trial);
+	if (rc == SKV_OK)
+		rc = skv_merge_run(out, &lse, &st, &ms, &cfg);
+	skv_partials_free(&st);
+	/* All keys masked: the exact attention is empty, output 0, LSE -inf. */
+	const int masked = v[P_LAYOUT].u == LAYOUT_ALL_EMPTY;
+	skv_dd *zero = masked ? calloc(d, sizeof *zero) : NULL;
+	if (rc != SKV_OK || (masked && !zero)) {
+		free(out);
+		free(zero);
+		return rc != SKV_OK ? rc : SKV_ENOMEM;
+	}
+	skv_dd tl = masked ? (skv_dd){-INFINITY, 0.0} : dd_add(in->tlse[0], v[P_LSE_OFFSET].r);
+	w->rows[r].lse_err = skv_abs_err(lse, tl);
+	w->rows[r].lse_state = (unsigned char)lse_state(lse);
+	rc = measure_out(w, r, out, masked ? zero : in->tout, d, cfg.output);
+	free(zero);
+	return rc;
+}
+
+/* An online-kind row: blockwise attention over every query row. */
+static int row_online(sweep *w, size_t r, const param_value *v)
+{
+	const instance *in = &w->inst[w->row_inst[r]];
+	const size_t d = in->prob.d, nq = in->nq;
+	skv_config cfg = sweep_config(v);
+	double *out = malloc(nq * d * sizeof *out), *lse = malloc(nq * sizeof *lse);
+	int rc = out && lse ? SKV_OK : SKV_ENOMEM;
+	if (rc == SKV_OK)
+		rc = skv_attention_online(out, lse, &in->prob, (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
+					  v[P_LSE_OFFSET].r, &cfg);
+	if (rc != SKV_OK) {
+		free(out);
+		free(lse);
+		return rc;
+	}
+	double m = 0.0;
+	int ls = LSE_FINITE;
+	for (size_t i = 0; i < nq; i++) {
+		m = max_nan(m, skv_abs_err(lse[i], dd_add(in->tlse[i], v[P_LSE_OFFSET].r)));
+		if (lse_state(lse[i]) > ls)
+			ls = lse_state(lse[i]);
+	}
+	free(lse);
+	w->rows[r].lse_err = m;
+	w->rows[r].lse_state = (unsigned char)ls;
+	return measure_out(w, r, out, in->tout, nq * d, cfg.output);
+}
+
+int measure_row(sweep *w, size_t r)
+{
+	param_value v[NPARAMS];
+	uint64_t trial;
+	const run_spec *s = sweep_row_spec(w, r, NULL, NULL, &trial);
+	sweep_row_values(w, r, v);
+	return s->exp->kind == KIND_ONLINE ? row_online(w, r, v) : row_split(w, r, v, trial);
+}

@@ -1,0 +1,102 @@
+/* sweep_internal.h - internal to the core: the sweep's working state, the one measurement of a row, the progress line. */
+#ifndef CORE_SWEEP_INTERNAL_H
+#define CORE_SWEEP_INTERNAL_H
+
+#include <stdio.h>
+
+#include "core/core.h"
+
+/* Instances of one chunk are kept in memory together: problems plus truths
+ * up to this many bytes (at least one instance), then freed. */
+#define SWEEP_CHUNK_BYTES ((size_t)256 << 20)
+
+/* One random instance: the problem and its exact attention. */
+typedef struct {
+	size_t rep; /* first row that uses it */
+	size_t nq;
+	skv_problem prob;
+	skv_dd *tout; /* [nq][d] */
+	skv_dd *tlse; /* [nq] */
+	int st;
+} instance;
+
+/* One split-kernel run, in the compute format, shared by every row that
+ * differs only in the stages after the kernel (storage, merge, output). */
+typedef struct {
+	size_t rep;
+	skv_partials sp;
+	int st;
+} kernel_run;
+
+/* The progress line on a terminal. The phases differ in cost, so progress
+ * is counted in work units of roughly equal time (progress.c). */
+typedef struct {
+	FILE *f;
+	const char *name;
+	double t0, last, work_done, work_total;
+	size_t points_done, npoints;
+	uint64_t *trials_left; /* per point (over every spec) */
+	int printed;
+} progress;
+
+/* The work of one sweep, shared by the phase functions. Rows are the rows
+ * of specs[0], then of specs[1], ...; within a spec point-major, trial
+ * fastest. */
+typedef struct {
+	const run_spec *const *specs;
+	size_t nspecs;
+	size_t *row0;   /* [nspecs + 1] the first row of each spec */
+	size_t *point0; /* [nspecs + 1] the first point (over every spec) of each */
+	size_t nrows;
+	size_t *row_inst, *row_run;
+	instance *inst;
+	size_t ninst;
+	kernel_run *runs;
+	size_t nruns;
+	sweep_row *rows;
+	int *row_st;
+	int keep_outputs;
+	size_t n_truth, n_kernel;
+	progress pg;
+	int threads;
+} sweep;
+
+/* Where row r lies: its spec (index in *k), point and trial. */
+const run_spec *sweep_row_spec(const sweep *w, size_t r, size_t *k, size_t *point, uint64_t *trial);
+/* The parameter values row r runs with (its point, its preset resolved). */
+void sweep_row_values(const sweep *w, size_t r, param_value v[NPARAMS]);
+
+/* The key word of one parameter value: the integer, or a real's bits (so
+ * keys compare exactly). */
+uint64_t sweep_key_word(int id, param_value v);
+/* Query rows of a problem: ctx for the causal online kind, else 1. */
+size_t sweep_query_rows(unsigned kind, const param_value *v);
+/* The kernel configuration and merge of a row's values. */
+skv_config sweep_config(const param_value *v);
+
+/* measure.c: the one measurement. */
+int measure_instance(sweep *w, instance *in);
+void measure_instance_free(instance *in);
+size_t measure_instance_bytes(const sweep *w, const instance *in);
+/* Exact attention of query row qr of `in`: the whole context, or its causal
+ * prefix 0..qr when the instance has one row per key. */
+int measure_truth(instance *in, size_t qr, int causal);
+int measure_kernel(sweep *w, kernel_run *kr);
+/* Row r: store the shared kernel run in the row's formats, merge, measure
+ * (or, for the online kind, run skv_attention_online and measure). */
+int measure_row(sweep *w, size_t r);
+
+/* progress.c */
+double progress_now(void);
+void progress_start(progress *pg, FILE *f, const char *name, double t0);
+void progress_print(progress *pg, int final);
+/* Called once per finished item, from any thread; point is the point of a
+ * finished row, or SIZE_MAX for a truth or kernel item. */
+void progress_add(progress *pg, double work, size_t point);
+/* Work units of the items, for the ETA only. */
+double progress_draw_work(const param_value *v, size_t nq);
+double progress_truth_work(const param_value *v, size_t nq);
+double progress_kernel_work(const param_value *v);
+double progress_row_work(unsigned kind, const param_value *v);
+
+#endif
