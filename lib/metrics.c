@@ -120,6 +120,17 @@ static double norm_ratio(const norm_acc *e, const norm_acc *t)
 	return ldexp(fe / ft * sqrt(e->ssq / t->ssq), ee - et);
 }
 
+double skv_norm2(const double *x, size_t n)
+{
+	norm_acc a = {0.0, 0.0, 0};
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i]))
+			return NAN;
+		norm_add(&a, x[i]);
+	}
+	return a.inf ? INFINITY : a.scale * sqrt(a.ssq);
+}
+
 int skv_errors_compute(skv_errors *e, const double *computed, const skv_dd *truth, size_t n,
 		       skv_format ulp_format)
 {

@@ -279,6 +279,11 @@ int skv_errors_compute(skv_errors *e, const double *computed, const skv_dd *trut
 /* |c - t| keeping the truth's extra precision; 0 when both are the same
  * infinity, +inf when only one is infinite, NaN for NaN. */
 double skv_abs_err(double c, skv_dd t);
+/* ||x||_2 of x[0..n) without overflow or underflow in the sum of squares
+ * (Hammarling's scaling, the norm skv_errors_compute uses): within a few
+ * fp64 ulps of the exact norm, +inf if an x_i is infinite or the norm
+ * exceeds DBL_MAX, NaN if an x_i is NaN, 0 for n == 0. */
+double skv_norm2(const double *x, size_t n);
 /* t = hi + lo rounded once, to nearest even, to format f: the best any
  * computation in f can return, so skv_errors of these values against t is
  * the floor of a format (the error of the exact answer stored in it). */

@@ -4,6 +4,8 @@
 
 #include "testutil.h"
 #include "cli/cli.h"
+#include "core/stats.h"
+#include "core/sweep_internal.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -47,20 +49,19 @@ static rec_opts opts_of(const char *const *args)
 	for (size_t i = 0; args[i] && argc < (int)NELEM(argv) - 1; i++)
 		argv[argc++] = (char *)args[i];
 	rec_opts o;
-	rec_format fmt;
 	int help;
-	char msg[512];
-	if (rec_parse(&o, &fmt, &help, argc, argv, msg, sizeof msg) != SKV_OK)
-		fail_msg("%s:%d: parse: %s", __FILE__, __LINE__, msg);
+	message e = {NULL};
+	if (rec_parse(&o, &help, argc, argv, &e) != SKV_OK)
+		fail_msg("%s:%d: parse: %s", __FILE__, __LINE__, msg_text(&e));
 	return o;
 }
 
 static rec_result run_opts(const rec_opts *o)
 {
 	rec_result r;
-	char msg[512];
-	if (rec_run(&r, o, msg, sizeof msg) != SKV_OK)
-		fail_msg("%s:%d: run: %s", __FILE__, __LINE__, msg);
+	message e = {NULL};
+	if (rec_run(&r, o, NULL, &e) != SKV_OK)
+		fail_msg("%s:%d: run: %s", __FILE__, __LINE__, msg_text(&e));
 	return r;
 }
 
@@ -105,7 +106,6 @@ static void test_bad_inputs(void **state)
 		{{"--sms=0"}, "--sms=0"},
 		{{"--batch=0"}, "--batch=0"},
 		{{"--heads=0"}, "--heads=0"},
-		{{"--kv-heads=0"}, "--kv-heads=0"},
 		{{"--head-dim=0"}, "--head-dim=0"},
 		{{"--head-dim=300"}, "--head-dim=300"},
 		{{"--tol=0"}, "--tol=0"},
@@ -121,12 +121,11 @@ static void test_bad_inputs(void **state)
 		{{"--ctx=-5"}, "--ctx=-5"},
 		{{"--ctx=+5"}, "--ctx=+5"},
 		{{"--ctx= 5"}, "--ctx= 5"},
-		{{"--ctx=0x10"}, "--ctx=0x10"},
 		{{"--batch=99999999999999999999999"}, "--batch=99999999999999999999999"},
 		{{"--trials=-1"}, "--trials=-1"},
 		{{"--seed=18446744073709551616"}, "--seed=18446744073709551616"},
 		{{"--trials"}, "--trials"},
-		{{"--frobnicate=1"}, "--frobnicate=1"},
+		{{"--frobnicate=1"}, "--frobnicate"},
 		{{"stray"}, "stray"},
 		{{"--splits=3,,4"}, "--splits=3,,4"},
 		{{"--splits=200"}, "--splits=200"},
@@ -137,15 +136,29 @@ static void test_bad_inputs(void **state)
 		{{"--lse-offset=1e300"}, "--lse-offset=1e300"},
 		{{"--score-scale=0"}, "--score-scale=0"},
 		{{"--max-splits=0"}, "--max-splits=0"},
-		{{"--threads=0"}, "--threads=0"},
+		{{"--threads=-1"}, "--threads=-1"},
+		{{"--out=dir"}, "--out=dir"},
+		{{"--block-size=64"}, "--block-size"},
+		{{"--layout=random"}, "--layout=random"},
+		{{"--ctx=1024,2048"}, "--ctx"},
+		{{"--candidates=list"}, "--candidates=list"},
+		{{"--splits=1,1"}, "--splits=1,1"},
+		{{"--split-size=0x"}, "--split-size=0x"},
+		{{"--ctx=5", "--ctx=6"}, "--ctx"},
 		{{"--layout=odd"}, "--layout=odd"},
 		{{"--dist=cauchy"}, "--dist=cauchy"},
-		{{"--ctx=1048576", "--head-dim=256"}, "--ctx=1048576"},
 	};
 	for (size_t i = 0; i < NELEM(bad); i++) {
 		capture c = run_cmd(bad[i].args);
 		const char *nl = c.err ? strchr(c.err, '\n') : NULL;
-		if (c.status != 2 || c.nout != 0 || !nl || nl[1] != '\0' || !strstr(c.err, bad[i].names) ||
+		/* "--flag=value" as written, or the flag and the value apart
+		 * ("malformed number 'nan' for --tol") */
+		char flag[64];
+		const char *eq = strchr(bad[i].names, '=');
+		snprintf(flag, sizeof flag, "%.*s", eq ? (int)(eq - bad[i].names) : 63, bad[i].names);
+		const int named = c.err && (strstr(c.err, bad[i].names) ||
+					    (eq && eq[1] && strstr(c.err, flag) && strstr(c.err, eq + 1)));
+		if (c.status != 2 || c.nout != 0 || !nl || nl[1] != '\0' || !named ||
 		    strncmp(c.err, "skv recommend: ", 15) != 0)
 			fail_msg("%s:%d: case %zu (%s): status %d, %zu bytes on stdout, stderr \"%s\"", __FILE__, __LINE__,
 				 i, bad[i].args[0], c.status, c.nout, c.err ? c.err : "");
@@ -234,6 +247,7 @@ static void test_fp16_lse_rejects(void **state)
 	rec_result_free(&r);
 
 	const char *ex[] = {"--preset=exact-fp64", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
+	rec_opts_free(&o);
 	o = opts_of(ex);
 	r = run_opts(&o);
 	for (size_t i = 0; i < r.nrows; i++) {
@@ -251,6 +265,7 @@ static void test_fp16_lse_rejects(void **state)
 	assert_non_null(strstr(c.out, "recommended: 1 split\n"));
 	assert_non_null(strstr(c.out, "FA2's choice: 8 splits, beyond tolerance"));
 	capture_free(&c);
+	rec_opts_free(&o);
 }
 
 /* The tool's numbers are the library's: FA2's count recomputed here with
@@ -278,7 +293,7 @@ static void test_recipe(void **state)
 	for (uint64_t t = 0; t < 3; t++) {
 		tcase tc;
 		tcase_init(&tc, 1, 3000, d, SKV_DIST_GAUSSIAN, 0.5, SKV_FP16, skv_seed_mix(42, t), 0);
-		run_merge(&tc, 0, b, S, 128, 7.5, &o.cfg, &o.spec, NULL, out);
+		run_merge(&tc, 0, b, S, 128, 7.5, &o.cfg, &o.merge, NULL, out);
 		skv_errors e;
 		CHECK_OK(skv_errors_compute(&e, out, tc.out, d, o.cfg.output));
 		const double m[REC_NMETRICS] = {e.norm_rel, e.max_abs, e.ulp};
@@ -310,6 +325,7 @@ static void test_recipe(void **state)
 		rec_result_free(&r);
 	}
 	free(b);
+	rec_opts_free(&o);
 }
 
 /* Nothing within tolerance: bf16 output rounding alone exceeds 1e-3
@@ -324,6 +340,7 @@ static void test_nothing_within(void **state)
 	assert_int_equal(r.recommended, r.nrows);
 	CHECK_GE("bf16 floor", r.floor_max, 1e-3);
 	rec_result_free(&r);
+	rec_opts_free(&o);
 	capture c = run_cmd(args);
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, "recommended: none"));
@@ -369,12 +386,14 @@ static void test_spread(void **state)
 	rec_result_free(&r);
 	const char *two[] = {"--batch=8", "--splits=1,2", "--ctx=500", "--head-dim=16", "--trials=2",
 			     "--preset=exact-fp64", NULL};
+	rec_opts_free(&o);
 	o = opts_of(two);
 	r = run_opts(&o);
 	assert_int_equal(r.nrows, 2);
 	CHECK_LE("fp64 spread", r.spread_norm_rel, 1e-14);
 	CHECK_GE("fp64 spread is not zero", r.spread_norm_rel, 1e-18);
 	rec_result_free(&r);
+	rec_opts_free(&o);
 }
 
 /* CSV: a header and one line per option, 11 fields each; JSON: the keys the
@@ -391,6 +410,7 @@ static void test_formats(void **state)
 	rec_opts o = opts_of(cs);
 	rec_result r = run_opts(&o);
 	assert_int_equal(lines, r.nrows + 2);
+	rec_opts_free(&o);
 	for (const char *p = c.out; *p;) {
 		size_t commas = 0;
 		for (; *p && *p != '\n'; p++)
@@ -414,6 +434,109 @@ static void test_formats(void **state)
 	capture_free(&c);
 }
 
+/* Column `name` of a CSV file (no quoted fields: skv's numbers and names),
+ * as doubles, in row order; returns the count. */
+static size_t csv_column(double *v, size_t max, const char *path, const char *name)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s:%d: cannot open %s", __FILE__, __LINE__, path);
+	char line[8192];
+	int col = -1;
+	size_t n = 0;
+	if (fgets(line, sizeof line, f)) {
+		int k = 0;
+		for (char *t = strtok(line, ",\n"); t; t = strtok(NULL, ",\n"), k++)
+			if (strcmp(t, name) == 0)
+				col = k;
+	}
+	if (col < 0)
+		fail_msg("%s:%d: no column %s in %s", __FILE__, __LINE__, name, path);
+	while (n < max && fgets(line, sizeof line, f)) {
+		char *p = line;
+		for (int k = 0; k < col; k++)
+			p = strchr(p, ',') + 1;
+		v[n++] = strtod(p, NULL);
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * One measurement path: every candidate's median and max, in each metric,
+ * and the floor are those of `skv run split-count` at the same point
+ * (--layout=fa2 --block-size=block_n, the counts as --splits), bit for bit.
+ * skv run writes shortest round-trip decimals, so strtod gives the bits back.
+ */
+static void test_equals_run(void **state)
+{
+	(void)state;
+	const char *args[] = {"--preset=flashinfer", "--input=fp16", "--ctx=3000", "--head-dim=80", "--lse-offset=7.5",
+			      "--trials=3", "--seed=42", "--dist=ramp", NULL};
+	rec_opts o = opts_of(args);
+	rec_result r = run_opts(&o);
+	char dir[] = "/tmp/skv_rec_runXXXXXX", splits[512] = "--splits=", out[600], block[64], csv[600];
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < r.nrows; i++)
+		snprintf(splits + strlen(splits), sizeof splits - strlen(splits), "%s%u", i ? "," : "", r.rows[i].splits);
+	snprintf(out, sizeof out, "--out=%s", dir);
+	snprintf(block, sizeof block, "--block-size=%u", r.fa2.block_n);
+	char *argv[] = {"skv", "run", "split-count", "--preset=flashinfer", "--input=fp16", "--ctx=3000", "--head-dim=80",
+			"--lse-offset=7.5", "--trials=3", "--seed=42", "--dist=ramp", "--layout=fa2", block, splits, out, NULL};
+	fflush(stdout);
+	assert_int_equal(cli_main((int)NELEM(argv) - 1, argv), 0);
+	snprintf(csv, sizeof csv, "%s/split-count.csv", dir);
+	const char *cols[REC_NMETRICS] = {"norm_rel_err", "max_abs_err", "ulp_err"};
+	double v[256], trial[3];
+	for (int m = 0; m < REC_NMETRICS; m++) {
+		o.metric = (rec_metric)m;
+		rec_result q = run_opts(&o);
+		const size_t n = csv_column(v, NELEM(v), csv, cols[m]);
+		assert_int_equal(n, 3 * q.nrows);
+		for (size_t c = 0; c < q.nrows; c++) {
+			stat_summary s;
+			memcpy(trial, v + 3 * c, sizeof trial);
+			CHECK_OK(stats_compute(&s, trial, 3));
+			CHECK_BITS(cols[m], q.rows[c].err_max, s.max);
+			CHECK_BITS(cols[m], q.rows[c].err_median, s.median);
+		}
+		rec_result_free(&q);
+	}
+	/* the floor: floor_err is the norm_rel_err of the exact output rounded */
+	assert_int_equal(csv_column(v, NELEM(v), csv, "floor_err"), 3 * r.nrows);
+	stat_summary s;
+	CHECK_OK(stats_compute(&s, v, 3));
+	CHECK_BITS("floor max", r.floor_max, s.max);
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	rec_result_free(&r);
+	rec_opts_free(&o);
+}
+
+/*
+ * The floor rounds the truth with skv_dd_round, the library's one rounding:
+ * at fp16's overflow threshold 65520 (the midpoint of 65504 and 2^16) the
+ * truth's low part decides, so 65520 - 2^-40 rounds to 65504 (an error of
+ * 16 - 2^-40) and 65520 + 2^-40 to infinity. A rounding of hi alone (the
+ * tie to even goes to 2^16, that is inf) gets the first wrong.
+ */
+static void test_floor_overflow_tie(void **state)
+{
+	(void)state;
+	skv_errors fe;
+	skv_dd below[2] = {{65520.0, -0x1p-40}, {1.0, 0.0}}, above[2] = {{65520.0, 0x1p-40}, {1.0, 0.0}};
+	CHECK_OK(measure_floor(&fe, below, 2, SKV_FP16));
+	CHECK_BITS("below the tie", fe.max_abs, 16.0 - 0x1p-40);
+	CHECK_OK(measure_floor(&fe, above, 2, SKV_FP16));
+	CHECK_BITS("above the tie", fe.max_abs, INFINITY);
+	/* in bf16 (8 bits) 65520 is not a midpoint: up to 2^16; in fp32 it is a value */
+	CHECK_OK(measure_floor(&fe, below, 2, SKV_BF16));
+	CHECK_BITS("bf16 rounds up to 2^16", fe.max_abs, 16.0 + 0x1p-40);
+	CHECK_OK(measure_floor(&fe, below, 2, SKV_FP32));
+	CHECK_BITS("fp32", fe.max_abs, 0x1p-40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_fp16_lse_rejects), cmocka_unit_test(test_recipe),
 		cmocka_unit_test(test_nothing_within), cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_spread),         cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_equals_run),     cmocka_unit_test(test_floor_overflow_tie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

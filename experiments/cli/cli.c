@@ -55,7 +55,7 @@ static void usage(FILE *f)
 
 /* Prints text word-wrapped to 78 columns, every line after the first
  * indented by `indent` spaces (the first starts at column `col`). */
-static void wrap(FILE *f, const char *text, int col, int indent)
+void cli_wrap(FILE *f, const char *text, int col, int indent)
 {
 	const int width = 78;
 	while (*text) {
@@ -76,7 +76,7 @@ static void wrap(FILE *f, const char *text, int col, int indent)
 	fputc('\n', f);
 }
 
-static void param_help(FILE *f, const run_spec *s)
+void cli_param_help(FILE *f, const run_spec *s)
 {
 	char allowed[256], val[64];
 	for (int i = 0; i < NPARAMS; i++) {
@@ -85,7 +85,7 @@ static void param_help(FILE *f, const run_spec *s)
 			continue;
 		param_allowed(allowed, sizeof allowed, i);
 		fprintf(f, "  --%-14s ", p->flag);
-		wrap(f, p->help, 19, 19);
+		cli_wrap(f, p->help, 19, 19);
 		fprintf(f, "  %-16s default ", "");
 		if (s) {
 			for (size_t k = 0; k < s->list[i].n; k++) {
@@ -113,7 +113,7 @@ static void run_help(FILE *f)
 		   "skv_seed_mix of that seed with 1 and 2), so a row is reproduced from its seed and\n"
 		   "trial columns. Parameters (the experiments override some defaults; see\n"
 		   "skv run EXPERIMENT --help):\n\n");
-	param_help(f, NULL);
+	cli_param_help(f, NULL);
 	fprintf(f, "  --%-14s output folder, default results\n", "out");
 }
 
@@ -121,9 +121,9 @@ static void experiment_help(FILE *f, const run_spec *s)
 {
 	const exp_def *x = s->exp;
 	fprintf(f, "usage: skv run %s [--PARAM=V1,V2,...]... [--out=DIR]\n\n%s.\n\n", x->name, x->summary);
-	wrap(f, x->why, 0, 0);
+	cli_wrap(f, x->why, 0, 0);
 	fprintf(f, "\nparameters:\n");
-	param_help(f, s);
+	cli_param_help(f, s);
 	fprintf(f, "  --%-14s output folder, default results\n", "out");
 }
 
@@ -147,7 +147,7 @@ static void list(FILE *f)
 			skv_merge_name(p->merge.merge), skv_order_name(p->merge.order), p->merge.threads,
 			skv_empty_name(p->merge.empty), p->merge.round_states);
 		fprintf(f, "%-16s ", "");
-		wrap(f, p->description, 17, 17);
+		cli_wrap(f, p->description, 17, 17);
 	}
 }
 

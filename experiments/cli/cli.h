@@ -54,6 +54,13 @@ int cli_exit_status(int status);
 /* Prints e's message on stderr, frees it, returns cli_exit_status(st). */
 int cli_fail(message *e, int st);
 
+/* Prints text word-wrapped to 78 columns, every line after the first
+ * indented by `indent` spaces (the first starts at column `col`). */
+void cli_wrap(FILE *f, const char *text, int col, int indent);
+/* Every parameter of s's experiment (s NULL: all) with its help, default
+ * (s's value) and allowed values. */
+void cli_param_help(FILE *f, const run_spec *s);
+
 /* ----------------------------------------------------------- recommend */
 
 /* The command, argv[0] == "recommend". Exit status 0 when the report was
@@ -65,13 +72,13 @@ int rec_main(int argc, char **argv);
 /* The same, writing the report to out and messages to err. */
 int rec_main_io(int argc, char **argv, FILE *out, FILE *err);
 
-/* Options with every default (see skv recommend --help). */
-void rec_opts_default(rec_opts *o);
-/* Parses the command line (argv[0] is "recommend"). SKV_OK; SKV_EINVAL with
- * a one-line message in msg naming the flag and value. *help is set when
- * --help was given (the rest is then not checked). */
-int rec_parse(rec_opts *o, rec_format *fmt, int *help, int argc, char **argv, char *msg,
-		  size_t msglen);
+/* Parses the command line (argv[0] is "recommend") through the parameter
+ * table into a request (rec_opts_free it). --splits=pow2|all is
+ * --candidates=pow2|all, --splits=N,N,... implies --candidates=list.
+ * SKV_OK; SKV_EINVAL with a one-line message ("skv recommend: ...") naming
+ * the flag and value. *help is set when --help was given (nothing else is
+ * then read, o is untouched). */
+int rec_parse(rec_opts *o, int *help, int argc, char **argv, message *e);
 
 /* The report. */
 void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r);

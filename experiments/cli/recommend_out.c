@@ -46,7 +46,7 @@ static void describe_cfg(FILE *f, const rec_opts *o)
 		   "order %s, empty splits %s",
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
-		skv_merge_name(o->spec.merge), skv_order_name(o->spec.order), skv_empty_name(o->spec.empty));
+		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
 }
 
 /* A growing paragraph, word-wrapped when printed. */
@@ -188,7 +188,7 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 	const char *out = fmt_name(o->cfg.output);
 	fprintf(f, "skv recommend: batch %u, %u query heads over %u KV heads, ctx %u, head_dim %u, %u SMs\n", o->batch,
 		o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms);
-	fprintf(f, "precision: preset %s: ", o->preset->name);
+	fprintf(f, "precision: preset %s: ", rec_preset_name(o));
 	describe_cfg(f, o);
 	fprintf(f, "\ntrials: %u %s problems (score-scale %g, lse-offset %g), seed %llu; %s split layout, blocks of "
 		   "%u keys\n",
@@ -286,13 +286,13 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 	fputs("{\"command\": \"recommend\", ", f);
 	fprintf(f, "\"shape\": {\"batch\": %u, \"heads\": %u, \"kv_heads\": %u, \"ctx\": %u, \"head_dim\": %u, \"sms\": %u}, ",
 		o->batch, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms);
-	fprintf(f, "\"preset\": \"%s\", ", o->preset->name);
+	fprintf(f, "\"preset\": \"%s\", ", rec_preset_name(o));
 	fprintf(f, "\"config\": {\"input\": \"%s\", \"compute\": \"%s\", \"p\": \"%s\", \"partial\": \"%s\", \"lse\": "
 		   "\"%s\", \"combine\": \"%s\", \"output\": \"%s\", \"lse_base\": \"%s\", \"merge\": \"%s\", \"order\": "
 		   "\"%s\", \"empty\": \"%s\"}, ",
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
-		skv_merge_name(o->spec.merge), skv_order_name(o->spec.order), skv_empty_name(o->spec.empty));
+		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
 	fprintf(f, "\"metric\": \"%s\", \"tol\": ", rec_metric_name(o->metric));
 	json_num(f, o->tol);
 	fprintf(f, ", \"trials\": %u, \"seed\": %llu, \"dist\": \"%s\", \"score_scale\": ", o->trials,

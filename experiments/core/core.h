@@ -177,6 +177,11 @@ int spec_init(run_spec *s, const exp_def *x, message *e);
  * `given` marks it as the user's. USAGE on error (s unchanged). */
 int spec_set(run_spec *s, const char *flag, const char *value, int given,
 		     message *e);
+/* Replaces parameter id's list by v[0..n) (n >= 1, values already in
+ * range: the program's own settings, not the user's). SKV_EIO when out of memory. */
+int spec_set_values(run_spec *s, int id, const param_value *v, size_t n, message *e);
+/* A deep copy of s. */
+int spec_copy(run_spec *d, const run_spec *s, message *e);
 /* Applies command-line tokens (--flag=V, --flag V, --out=DIR). USAGE on error. */
 int spec_args(run_spec *s, int argc, char **argv, message *e);
 /* Cross-parameter checks (splits <= ctx, supported merge specs, sweep size).
@@ -216,7 +221,8 @@ typedef struct {
 	skv_errors floor; /* the errors of the exact output rounded once to the output format */
 	unsigned char out_state; /* out_state_id of the whole output */
 	unsigned char lse_state; /* lse_state_id of the merged LSE (worst row) */
-	double *out; /* the merged output (head-dim values), when the sweep keeps them; else NULL */
+	double *out;   /* the merged output (head-dim values), when the sweep keeps them; else NULL */
+	double *truth; /* with out: the exact output's leading doubles (the hi of each skv_dd) */
 } sweep_row;
 
 typedef struct {
@@ -232,7 +238,8 @@ typedef struct {
 } sweep_result;
 
 /* How a sweep runs: a progress line on a stream (NULL: none); keep_outputs:
- * every row keeps its merged output (sweep_row.out). */
+ * every row keeps its merged output and the truth's leading doubles
+ * (sweep_row.out, .truth). */
 typedef struct {
 	FILE *progress;
 	int keep_outputs;

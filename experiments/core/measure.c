@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/stats.h"
 #include "core/sweep_internal.h"
 
 skv_config sweep_config(const param_value *v)
@@ -18,7 +19,7 @@ skv_config sweep_config(const param_value *v)
 	return c;
 }
 
-static skv_merge_spec merge_of(const param_value *v, uint64_t trial)
+skv_merge_spec sweep_merge(const param_value *v, uint64_t trial)
 {
 	skv_merge_spec ms = skv_merge_spec_default();
 	ms.merge = (skv_merge)v[P_MERGE].u;
@@ -50,9 +51,6 @@ static skv_dd dd_add(skv_dd t, double c)
 	skv_dd r = {hi, lo - (hi - s)};
 	return r;
 }
-
-/* max that keeps NaN: a NaN lse anywhere makes the row's lse_err NaN. */
-static double max_nan(double a, double b) { return isnan(a) || isnan(b) ? NAN : a > b ? a : b; }
 
 /* ------------------------------------------------------------- instances */
 
@@ -132,7 +130,7 @@ int measure_kernel(sweep *w, kernel_run *kr)
 /* The floor of the output format: the errors of the exact output rounded
  * once to it (skv_dd_round, the one rounding of the truth), which no
  * computation in that format can beat. */
-static int floor_of(skv_errors *fe, const skv_dd *truth, size_t n, skv_format f)
+int measure_floor(skv_errors *fe, const skv_dd *truth, size_t n, skv_format f)
 {
 	double *fl = malloc(n * sizeof *fl);
 	if (!fl)
@@ -182,9 +180,16 @@ static int measure_out(sweep *w, size_t r, double *out, const skv_dd *truth, siz
 	sweep_row *row = &w->rows[r];
 	int rc = skv_errors_compute(&row->err, out, truth, n, f);
 	if (rc == SKV_OK)
-		rc = floor_of(&row->floor, truth, n, f);
+		rc = measure_floor(&row->floor, truth, n, f);
 	row->out_state = (unsigned char)out_state(out, n);
 	if (rc == SKV_OK && w->keep_outputs) {
+		row->truth = malloc(n * sizeof *row->truth);
+		if (!row->truth) {
+			free(out);
+			return SKV_ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			row->truth[i] = truth[i].hi;
 		row->out = out;
 		return SKV_OK;
 	}
@@ -206,7 +211,7 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 		return rc;
 	double *out = malloc(d * sizeof *out), lse = 0.0;
 	rc = out ? skv_partials_store(&st, &kr->sp, &cfg) : SKV_ENOMEM;
-	skv_merge_spec ms = merge_of(v, trial);
+	skv_merge_spec ms = sweep_merge(v, trial);
 	if (rc == SKV_OK)
 		rc = skv_merge_run(out, &lse, &st, &ms, &cfg);
 	skv_partials_free(&st);
@@ -245,7 +250,7 @@ static int row_online(sweep *w, size_t r, const param_value *v)
 	double m = 0.0;
 	int ls = LSE_FINITE;
 	for (size_t i = 0; i < nq; i++) {
-		m = max_nan(m, skv_abs_err(lse[i], dd_add(in->tlse[i], v[P_LSE_OFFSET].r)));
+		m = stats_max(m, skv_abs_err(lse[i], dd_add(in->tlse[i], v[P_LSE_OFFSET].r)));
 		if (lse_state(lse[i]) > ls)
 			ls = lse_state(lse[i]);
 	}

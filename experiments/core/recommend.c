@@ -1,31 +1,147 @@
-/* recommend_run.c - `skv recommend`: the candidates, their measured error over seeded trials, and the choice. */
+/* recommend.c - `skv recommend`: FA2's side of a shape, the candidates, their rows measured by the one sweep, and the choice. */
 #include "core/recommend.h"
 
 #include <math.h>
-#include <mpfr.h>
-#include <omp.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/stats.h"
+#include "core/sweep_internal.h"
 
-/* Problems held at once: one trial's keys and values take 16 ctx d bytes,
- * so at most this much is live however many threads run. */
-#define LIVE_BYTES (4ull << 30)
+/* The outputs kept for the spread: rows x head-dim x 16 bytes at most. */
+#define KEEP_BYTES (4.0 * 1073741824.0)
 
-static int fail(char *msg, size_t len, int st, const char *fmt, ...)
+const exp_def rec_exp = {
+	"recommend", KIND_REC, "the split count of one decode shape: FA2's occupancy against the measured error",
+	"--ctx=32768 --trials=8 --preset=fa2 --layout=fa2",
+	"Every candidate count runs the split kernel, storage and merge of the preset on the same seeded "
+	"problems (trial t: skv_seed_mix(seed, t)) with FA2's layout and block_n keys a block, as skv run "
+	"does; the count recommended is the most efficient one whose worst error is within --tol."};
+
+static const char *const metric_names[REC_NMETRICS] = {"norm_rel_err", "max_abs_err", "ulp_err"};
+static const char *const layout_names[] = {"fa2", "even"};
+
+const char *rec_metric_name(rec_metric m) { return (unsigned)m < REC_NMETRICS ? metric_names[m] : NULL; }
+
+const char *rec_layout_name(rec_layout l) { return (unsigned)l < 2 ? layout_names[l] : NULL; }
+
+const char *rec_preset_name(const rec_opts *o) { return o->preset ? o->preset->name : "none"; }
+
+static unsigned ceil_div(unsigned a, unsigned b) { return a / b + (a % b != 0); }
+
+/* ---------------------------------------------------------------- request */
+
+void rec_opts_free(rec_opts *o)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int k = snprintf(msg, len, "skv recommend: ");
-	if (k >= 0 && (size_t)k < len)
-		k += vsnprintf(msg + k, len - (size_t)k, fmt, ap);
-	va_end(ap);
-	if (k >= 0 && (size_t)k < len)
-		snprintf(msg + k, len - (size_t)k, ": %s", skv_strerror(st));
-	return st;
+	if (o) {
+		spec_free(&o->spec);
+		memset(o, 0, sizeof *o);
+	}
 }
+
+static unsigned one_u(const run_spec *s, int id) { return (unsigned)s->list[id].v[0].u; }
+
+/* One value per parameter but --splits; a preset's fields the user left
+ * are the preset's (spec_values). */
+static int single_values(const run_spec *s, message *e)
+{
+	for (int i = 0; i < NPARAMS; i++)
+		if (i != P_SPLITS && s->list[i].n > 1 && spec_applies(s, i)) {
+			msg_set(e, "skv recommend: --%s takes one value here, not a list (one shape, one precision)",
+				params[i].flag);
+			return SKV_EINVAL;
+		}
+	return SKV_OK;
+}
+
+/* What the parameter table cannot say: the flags' relations and FA2's limits. */
+static int check_request(const rec_opts *o, message *e)
+{
+	const run_spec *s = &o->spec;
+	skv_fa2_decode f;
+	if (s->given[P_BLOCK_SIZE]) {
+		msg_set(e, "skv recommend: --block-size is FA2's block_n of the shape, not a flag here");
+		return SKV_EINVAL;
+	}
+	if (s->list[P_LAYOUT].v[0].u != LAYOUT_FA2 && s->list[P_LAYOUT].v[0].u != LAYOUT_EVEN) {
+		char v[64];
+		param_format(v, sizeof v, P_LAYOUT, s->list[P_LAYOUT].v[0]);
+		msg_set(e, "skv recommend: --layout=%s: not a layout of skv recommend (fa2 or even)", v);
+		return SKV_EINVAL;
+	}
+	if (o->heads % o->kv_heads != 0) {
+		msg_set(e, "skv recommend: --kv-heads=%u: does not divide --heads=%u", o->kv_heads, o->heads);
+		return SKV_EINVAL;
+	}
+	if (o->head_dim > SKV_FA2_MAX_HEAD_DIM) {
+		msg_set(e, "skv recommend: --head-dim=%u: above FA2's largest, %d", o->head_dim, SKV_FA2_MAX_HEAD_DIM);
+		return SKV_EINVAL;
+	}
+	if (skv_fa2_decode_init(&f, o->batch, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms) != SKV_OK) {
+		msg_set(e, "skv recommend: --batch=%u: batch x heads x m-blocks exceeds FA2's int range", o->batch);
+		return SKV_EINVAL;
+	}
+	if (o->split_size && ceil_div(o->ctx, o->split_size) > REC_MAX_SPLITS) {
+		msg_set(e, "skv recommend: --split-size=%u: gives %u splits of --ctx=%u, more than %d", o->split_size,
+			ceil_div(o->ctx, o->split_size), o->ctx, REC_MAX_SPLITS);
+		return SKV_EINVAL;
+	}
+	const param_list *sp = &s->list[P_SPLITS];
+	if ((o->cands == REC_CANDS_LIST) != (s->given[P_SPLITS] != 0)) {
+		msg_set(e, "skv recommend: --candidates=list goes with --splits=N,N,... (and --splits with a list)");
+		return SKV_EINVAL;
+	}
+	if (o->cands == REC_CANDS_LIST && sp->n > REC_MAX_LIST) {
+		msg_set(e, "skv recommend: --splits lists %zu counts, more than %d", sp->n, REC_MAX_LIST);
+		return SKV_EINVAL;
+	}
+	for (size_t i = 0; o->cands == REC_CANDS_LIST && i < sp->n; i++)
+		if (sp->v[i].u > o->max_splits) {
+			msg_set(e, "skv recommend: --splits=%llu: above --max-splits=%u", (unsigned long long)sp->v[i].u,
+				o->max_splits);
+			return SKV_EINVAL;
+		}
+	return SKV_OK;
+}
+
+int rec_opts_init(rec_opts *out, run_spec *spec, message *e)
+{
+	rec_opts o;
+	memset(&o, 0, sizeof o);
+	o.spec = *spec;
+	memset(spec, 0, sizeof *spec);
+	const run_spec *s = &o.spec;
+	int st = single_values(s, e);
+	o.batch = one_u(s, P_BATCH), o.heads = one_u(s, P_HEADS), o.kv_heads = one_u(s, P_KV_HEADS);
+	o.kv_heads = o.kv_heads ? o.kv_heads : o.heads;
+	o.ctx = one_u(s, P_CTX), o.head_dim = one_u(s, P_HEAD_DIM), o.sms = one_u(s, P_SMS);
+	const uint64_t pr = s->list[P_PRESET].v[0].u;
+	o.preset = pr ? skv_preset_at(pr - 1) : NULL;
+	param_value v[NPARAMS];
+	spec_values(s, 0, v);
+	o.cfg = sweep_config(v);
+	o.merge = sweep_merge(v, 0);
+	o.dist = (skv_dist)v[P_DIST].u;
+	o.score_scale = v[P_SCORE_SCALE].r, o.lse_offset = v[P_LSE_OFFSET].r, o.tol = v[P_TOL].r;
+	o.metric = (rec_metric)v[P_METRIC].u;
+	o.trials = (unsigned)v[P_TRIALS].u, o.seed = v[P_SEED].u, o.max_splits = (unsigned)v[P_MAX_SPLITS].u;
+	o.cands = (rec_cands)v[P_CANDIDATES].u;
+	for (size_t i = 0; o.cands == REC_CANDS_LIST && i < s->list[P_SPLITS].n && i < REC_MAX_LIST; i++)
+		o.list[o.nlist++] = (unsigned)s->list[P_SPLITS].v[i].u;
+	o.split_size = (unsigned)v[P_SPLIT_SIZE].u;
+	o.layout = v[P_LAYOUT].u == LAYOUT_EVEN ? REC_LAYOUT_EVEN : REC_LAYOUT_FA2;
+	o.format = (rec_format)v[P_FORMAT].u;
+	if (st == SKV_OK)
+		st = check_request(&o, e);
+	if (st != SKV_OK) {
+		rec_opts_free(&o);
+		return st;
+	}
+	*out = o;
+	return SKV_OK;
+}
+
+/* ---------------------------------------------------------------- the FA2 side */
 
 size_t rec_choose(const rec_row *rows, size_t n)
 {
@@ -40,187 +156,16 @@ size_t rec_choose(const rec_row *rows, size_t n)
 	return best;
 }
 
-static unsigned ceil_div(unsigned a, unsigned b) { return a / b + (a % b != 0); }
-
-/* One measured option: its split boundaries. */
+/* FA2's efficiency and eligibility of counts 1..n on the shape. */
 typedef struct {
-	size_t S;
-	size_t *bounds; /* [S + 1] */
-} option;
+	float *eff;
+	unsigned char *el;
+	unsigned n;
+} split_table;
 
-/* The candidates: pow2, all or the list, plus FA2's pick, ascending without
- * repeats; ineligible ones go to r->skipped. eff and el are FA2's table for
- * 1..ntab. */
-static int build_candidates(rec_result *r, const rec_opts *o, const float *eff, const unsigned char *el,
-			    unsigned ntab)
+/* The fixed split size: given, or FA2's blocks per split at batch 1. */
+static int fixed_size(rec_result *r, const rec_opts *o)
 {
-	unsigned char *want = calloc((size_t)ntab + 1, 1);
-	if (!want)
-		return SKV_ENOMEM;
-	if (o->cands == REC_CANDS_LIST)
-		for (size_t i = 0; i < o->nlist; i++)
-			want[o->list[i]] = 1;
-	else
-		for (unsigned s = 1; s <= o->max_splits; s = o->cands == REC_CANDS_POW2 ? 2 * s : s + 1)
-			want[s] = 1;
-	want[r->fa2_splits] = 1;
-	size_t nrow = 0, nskip = 0;
-	for (unsigned s = 1; s <= ntab; s++)
-		if (want[s])
-			el[s - 1] ? nrow++ : nskip++;
-	r->rows = calloc(nrow, sizeof *r->rows);
-	r->skipped = calloc(nskip ? nskip : 1, sizeof *r->skipped);
-	if (!r->rows || !r->skipped) {
-		free(want);
-		return SKV_ENOMEM;
-	}
-	for (unsigned s = 1; s <= ntab; s++) {
-		if (!want[s])
-			continue;
-		if (!el[s - 1]) {
-			r->skipped[r->nskipped++] = s;
-			continue;
-		}
-		rec_row *w = &r->rows[r->nrows++];
-		w->splits = s;
-		w->blocks_per_split = ceil_div(r->fa2.num_n_blocks, s);
-		w->efficiency = eff[s - 1];
-		w->fa2 = s == r->fa2_splits;
-		w->allowed = s <= o->max_splits;
-		if (w->fa2)
-			r->fa2_row = r->nrows - 1;
-	}
-	free(want);
-	return SKV_OK;
-}
-
-/* Boundaries of S splits in the requested layout; size > 0: fixed size. */
-static int make_option(option *op, const rec_opts *o, unsigned block_n, size_t S, unsigned size)
-{
-	op->S = S;
-	op->bounds = malloc((S + 1) * sizeof *op->bounds);
-	if (!op->bounds)
-		return SKV_ENOMEM;
-	if (size) {
-		for (size_t s = 0; s <= S; s++)
-			op->bounds[s] = s * size < o->ctx ? s * size : o->ctx;
-		return SKV_OK;
-	}
-	return o->layout == REC_LAYOUT_FA2 ? skv_fa2_bounds(op->bounds, o->ctx, block_n, S)
-					       : skv_bounds_even(op->bounds, o->ctx, S);
-}
-
-/* The split kernel, storage and merge of one option on one problem. */
-static int run_option(double *out, const skv_problem *p, const option *op, size_t block, const rec_opts *o)
-{
-	skv_partials sp;
-	int st = skv_partials_init(&sp, op->S, p->d);
-	if (st != SKV_OK)
-		return st;
-	double lse;
-	st = skv_split_kernel(&sp, p, 0, op->bounds, op->S, block, o->lse_offset, &o->cfg);
-	if (st == SKV_OK)
-		st = skv_partials_store(&sp, &sp, &o->cfg);
-	if (st == SKV_OK)
-		st = skv_merge_run(out, &lse, &sp, &o->spec, &o->cfg);
-	skv_partials_free(&sp);
-	return st;
-}
-
-static double metric_of(const skv_errors *e, rec_metric m)
-{
-	return m == REC_MAX_ABS ? e->max_abs : m == REC_ULP ? e->ulp : e->norm_rel;
-}
-
-/* The exact value rounded once to f: RN(hi) unless hi is a midpoint of f
- * (then lo, the rest of the truth, breaks the tie). hi = RN64(t), so for
- * fp64 it is the answer. The midpoint test: the reflection 2 hi - r of the
- * rounded value is representable only when hi lies halfway. */
-static double round_truth(skv_format f, skv_dd t)
-{
-	double r = skv_round(f, t.hi);
-	if (f == SKV_FP64 || r == t.hi || t.lo == 0 || !isfinite(r))
-		return r;
-	const double r2 = 2 * t.hi - r;
-	if (r2 != r && skv_round(f, r2) == r2 && ((t.lo > 0) == (r2 > t.hi)))
-		r = r2;
-	return r;
-}
-
-/* Euclidean norm of x[0..n) scaled by its largest magnitude, so that it
- * neither overflows nor underflows (LAPACK's dnrm2 idea); NaN if any x is. */
-static double norm2(const double *x, size_t n)
-{
-	double scale = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(x[i]))
-			return NAN;
-		scale = fabs(x[i]) > scale ? fabs(x[i]) : scale;
-	}
-	if (scale == 0.0 || isinf(scale))
-		return scale;
-	double ssq = 0.0;
-	for (size_t i = 0; i < n; i++)
-		ssq += (x[i] / scale) * (x[i] / scale);
-	return scale * sqrt(ssq);
-}
-
-/* How far the output moves between the count options of one trial, over
- * every pair: *ulps = max |o_a,i - o_b,i| / ulp(f, t_i) over elements (the
- * per-element max minus min, one pass), *rel = max ||o_a - o_b|| / ||t||.
- * NaN if any output is NaN. diff has d entries of scratch. */
-static void spread_of(double *ulps, double *rel, const double *outs, size_t ncount, const skv_dd *truth,
-		      size_t d, skv_format f, double *diff)
-{
-	double worst = 0.0, worst_rel = 0.0;
-	for (size_t i = 0; i < d; i++) {
-		double lo = outs[i], hi = outs[i];
-		for (size_t c = 0; c < ncount; c++) {
-			const double x = outs[c * d + i];
-			lo = x < lo || isnan(x) ? x : lo;
-			hi = x > hi || isnan(x) ? x : hi;
-		}
-		const double u = (hi - lo) / skv_ulp(f, truth[i].hi);
-		worst = u > worst || isnan(u) || isnan(worst) ? u : worst;
-		diff[i] = truth[i].hi;
-	}
-	const double tn = norm2(diff, d);
-	for (size_t a = 0; a < ncount; a++)
-		for (size_t b = a + 1; b < ncount; b++) {
-			for (size_t i = 0; i < d; i++)
-				diff[i] = outs[a * d + i] - outs[b * d + i];
-			const double r = norm2(diff, d) / tn;
-			worst_rel = r > worst_rel || isnan(r) || isnan(worst_rel) ? r : worst_rel;
-		}
-	*ulps = worst;
-	*rel = worst_rel;
-}
-
-/* Median and max of v[0..n) into a row. */
-static int summarize(rec_row *w, const double *v, size_t n, double tol)
-{
-	stat_summary s;
-	int st = stats_compute(&s, v, n);
-	if (st != SKV_OK)
-		return st;
-	w->err_median = s.median;
-	w->nan_trials = s.nnan;
-	w->err_max = s.nnan ? NAN : s.max;
-	w->within_tol = w->err_max <= tol;
-	return SKV_OK;
-}
-
-/* The FA2 side: its inputs, pick, best efficiency and the table. */
-static int occupancy(rec_result *r, const rec_opts *o, float **eff, unsigned char **el, unsigned *ntab)
-{
-	if (skv_fa2_decode_init(&r->fa2, o->batch, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms) != SKV_OK ||
-	    skv_fa2_num_splits(&r->fa2_splits, r->fa2.batch_nheads_mblocks, r->fa2.num_sms, r->fa2.num_n_blocks,
-			       SKV_FA2_MAX_SPLITS) != SKV_OK)
-		return SKV_EINVAL;
-	/* the early return fired exactly when FA2 did not search (as in occupancy.c) */
-	const float bhm = (float)r->fa2.batch_nheads_mblocks, almost = 0.8f * (float)r->fa2.num_sms;
-	r->fa2_early = bhm >= almost;
-	/* the fixed split size: given, or FA2's blocks per split at batch 1 */
 	skv_fa2_decode one;
 	unsigned s1 = 0;
 	if (skv_fa2_decode_init(&one, 1, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms) != SKV_OK ||
@@ -234,217 +179,251 @@ static int occupancy(rec_result *r, const rec_opts *o, float **eff, unsigned cha
 	}
 	if (r->split_size > o->ctx)
 		r->split_size = o->ctx;
-	const unsigned sfix = ceil_div(o->ctx, r->split_size);
+	r->fixed.splits = ceil_div(o->ctx, r->split_size);
+	return SKV_OK;
+}
+
+/* FA2's inputs, pick and best efficiency, the fixed size, and the table. */
+static int occupancy(rec_result *r, const rec_opts *o, split_table *t)
+{
+	if (skv_fa2_decode_init(&r->fa2, o->batch, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms) != SKV_OK ||
+	    skv_fa2_num_splits(&r->fa2_splits, r->fa2.batch_nheads_mblocks, r->fa2.num_sms, r->fa2.num_n_blocks,
+			       SKV_FA2_MAX_SPLITS) != SKV_OK || fixed_size(r, o) != SKV_OK)
+		return SKV_EINVAL;
+	/* the early return fired exactly when FA2 did not search (as in occupancy.c) */
+	const float bhm = (float)r->fa2.batch_nheads_mblocks, almost = 0.8f * (float)r->fa2.num_sms;
+	r->fa2_early = bhm >= almost;
 	unsigned n = o->max_splits;
-	if (o->cands == REC_CANDS_LIST)
-		for (size_t i = 0; i < o->nlist; i++)
-			n = o->list[i] > n ? o->list[i] : n;
+	for (size_t i = 0; i < o->nlist; i++)
+		n = o->list[i] > n ? o->list[i] : n;
 	n = n > SKV_FA2_MAX_SPLITS ? n : SKV_FA2_MAX_SPLITS;
-	n = n > sfix ? n : sfix;
-	*eff = malloc(n * sizeof **eff);
-	*el = malloc(n);
-	if (!*eff || !*el)
+	n = n > r->fixed.splits ? n : r->fixed.splits;
+	t->eff = malloc(n * sizeof *t->eff);
+	t->el = malloc(n);
+	t->n = n;
+	if (!t->eff || !t->el)
 		return SKV_ENOMEM;
-	int st = skv_fa2_split_table(*eff, *el, n, r->fa2.batch_nheads_mblocks, r->fa2.num_sms, r->fa2.num_n_blocks);
+	int st = skv_fa2_split_table(t->eff, t->el, n, r->fa2.batch_nheads_mblocks, r->fa2.num_sms,
+				     r->fa2.num_n_blocks);
 	if (st != SKV_OK)
 		return st;
-	*ntab = n;
 	/* what FA2's search saw: eligible counts up to min(128, num_sms, blocks) */
 	unsigned m = SKV_FA2_MAX_SPLITS;
 	m = m < r->fa2.num_sms ? m : r->fa2.num_sms;
 	m = m < r->fa2.num_n_blocks ? m : r->fa2.num_n_blocks;
 	for (unsigned s = 1; !r->fa2_early && s <= m; s++)
-		if ((*el)[s - 1] && (*eff)[s - 1] > r->fa2_best_eff) {
-			r->fa2_best_eff = (*eff)[s - 1];
+		if (t->el[s - 1] && t->eff[s - 1] > r->fa2_best_eff) {
+			r->fa2_best_eff = t->eff[s - 1];
 			r->fa2_best_splits = s;
 		}
-	r->fixed.splits = sfix;
 	r->fixed.blocks_per_split = ceil_div(r->split_size, r->fa2.block_n);
-	r->fixed.efficiency = (*eff)[sfix - 1];
+	r->fixed.efficiency = t->eff[r->fixed.splits - 1];
 	r->fixed.allowed = 0;
 	return SKV_OK;
 }
 
-/* Per-run scratch: options, then per trial the metric of each option
- * (count options first, the fixed size last), the floor and the spread. */
-typedef struct {
-	option *ops;
-	size_t nops;
-	double *err;    /* [trials][nops] */
-	double *floor;  /* [trials] */
-	double *spread; /* [trials] */
-	double *spread_rel; /* [trials] */
-	skv_problem *prob; /* [live] */
-	skv_dd *truth;     /* [live][d] */
-	double *outs;      /* [live][nops][d] */
-	int *status;       /* [live * (nops + 1)] */
-} scratch;
-
-static void scratch_free(scratch *w)
+/* The candidates: pow2, all or the list, plus FA2's pick, ascending without
+ * repeats; ineligible ones go to r->skipped. */
+static int build_candidates(rec_result *r, const rec_opts *o, const split_table *t)
 {
-	for (size_t i = 0; w->ops && i < w->nops; i++)
-		free(w->ops[i].bounds);
-	free(w->ops);
-	free(w->err);
-	free(w->floor);
-	free(w->spread);
-	free(w->spread_rel);
-	free(w->prob);
-	free(w->truth);
-	free(w->outs);
-	free(w->status);
+	unsigned char *want = calloc((size_t)t->n + 1, 1);
+	if (!want)
+		return SKV_ENOMEM;
+	if (o->cands == REC_CANDS_LIST)
+		for (size_t i = 0; i < o->nlist; i++)
+			want[o->list[i]] = 1;
+	else
+		for (unsigned s = 1; s <= o->max_splits; s = o->cands == REC_CANDS_POW2 ? 2 * s : s + 1)
+			want[s] = 1;
+	want[r->fa2_splits] = 1;
+	size_t nrow = 0, nskip = 0;
+	for (unsigned s = 1; s <= t->n; s++)
+		if (want[s])
+			t->el[s - 1] ? nrow++ : nskip++;
+	r->rows = calloc(nrow, sizeof *r->rows);
+	r->skipped = calloc(nskip ? nskip : 1, sizeof *r->skipped);
+	for (unsigned s = 1; r->rows && r->skipped && s <= t->n; s++) {
+		if (!want[s])
+			continue;
+		if (!t->el[s - 1]) {
+			r->skipped[r->nskipped++] = s;
+			continue;
+		}
+		rec_row *w = &r->rows[r->nrows++];
+		w->splits = s;
+		w->blocks_per_split = ceil_div(r->fa2.num_n_blocks, s);
+		w->efficiency = t->eff[s - 1];
+		w->fa2 = s == r->fa2_splits;
+		w->allowed = s <= o->max_splits;
+		if (w->fa2)
+			r->fa2_row = r->nrows - 1;
+	}
+	free(want);
+	return r->rows && r->skipped ? SKV_OK : SKV_ENOMEM;
 }
 
-/* Trials [t0, t0 + nb): draw the problems, then run the truth and every
- * option as independent work items into their own slots, then reduce. */
-static int run_batch(scratch *w, const rec_opts *o, const rec_result *r, size_t t0, size_t nb, char *msg,
-		     size_t len)
+/* -------------------------------------------------------- the measurement */
+
+/* The two specs of the sweep: the candidate counts in the request's layout,
+ * and the fixed-size option; both at FA2's block_n keys a block. */
+static int make_specs(run_spec sp[2], const rec_opts *o, const rec_result *r, message *e)
 {
-	const size_t d = o->head_dim, nops = w->nops, nit = nops + 1;
-	const int nth = (int)o->threads;
-	memset(w->prob, 0, nb * sizeof *w->prob);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
-	for (size_t b = 0; b < nb; b++)
-		w->status[b * nit] = skv_problem_init(&w->prob[b], 1, o->ctx, d, o->dist, o->score_scale, o->cfg.input,
-						      skv_seed_mix(o->seed, t0 + b));
-	for (size_t b = 0; b < nb; b++)
-		if (w->status[b * nit] != SKV_OK) {
-			const int st = w->status[b * nit];
-			for (size_t k = 0; k < nb; k++) /* a failed init left its slot zeroed */
-				skv_problem_free(&w->prob[k]);
-			return fail(msg, len, st, "trial %zu: skv_problem_init", t0 + b);
-		}
-	/* Items: the nb truths first (the longest), then trial-major options. */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
-	for (size_t it = 0; it < nb * nit; it++) {
-		if (it < nb) {
-			skv_dd lse;
-			w->status[it * nit] = skv_truth_range(w->truth + it * d, &lse, &w->prob[it], 0, 0, o->ctx,
-							      SKV_TRUTH_PREC);
-			/* MPFR caches constants (log 2 for exp) per thread; the
-			 * pool's threads never return them, so free them here. */
-			mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-		} else {
-			const size_t b = (it - nb) / nops, c = (it - nb) % nops;
-			w->status[b * nit + 1 + c] =
-				run_option(w->outs + (b * nops + c) * d, &w->prob[b], &w->ops[c], r->fa2.block_n, o);
-		}
+	param_value *cnt = malloc(r->nrows * sizeof *cnt);
+	if (!cnt)
+		return SKV_ENOMEM;
+	for (size_t i = 0; i < r->nrows; i++)
+		cnt[i] = (param_value){r->rows[i].splits, 0.0};
+	const param_value blk = {r->fa2.block_n, 0.0}, fix = {LAYOUT_FIXED, 0.0}, S = {r->fixed.splits, 0.0},
+			  size = {r->split_size, 0.0};
+	int st = spec_copy(&sp[0], &o->spec, e);
+	if (st == SKV_OK && (st = spec_copy(&sp[1], &o->spec, e)) != SKV_OK)
+		spec_free(&sp[0]);
+	if (st != SKV_OK) {
+		free(cnt);
+		return st;
 	}
-	for (size_t b = 0; b < nb; b++)
-		skv_problem_free(&w->prob[b]);
-	for (size_t b = 0; b < nb; b++)
-		for (size_t c = 0; c < nit; c++)
-			if (w->status[b * nit + c] != SKV_OK)
-				return c == 0 ? fail(msg, len, w->status[b * nit], "trial %zu: skv_truth_range", t0 + b)
-					      : fail(msg, len, w->status[b * nit + c], "trial %zu, %zu splits", t0 + b,
-						     w->ops[c - 1].S);
-	double *rt = malloc(d * sizeof *rt);
-	if (!rt)
-		return fail(msg, len, SKV_ENOMEM, "trial %zu", t0);
-	int st = SKV_OK;
-	for (size_t b = 0; b < nb && st == SKV_OK; b++) {
-		const size_t t = t0 + b;
-		const skv_dd *tr = w->truth + b * d;
-		skv_errors e;
-		for (size_t c = 0; c < nops && st == SKV_OK; c++) {
-			st = skv_errors_compute(&e, w->outs + (b * nops + c) * d, tr, d, o->cfg.output);
-			w->err[t * nops + c] = metric_of(&e, o->metric);
-		}
-		for (size_t i = 0; i < d; i++)
-			rt[i] = round_truth(o->cfg.output, tr[i]);
-		if (st == SKV_OK)
-			st = skv_errors_compute(&e, rt, tr, d, o->cfg.output);
-		w->floor[t] = metric_of(&e, o->metric);
-		spread_of(&w->spread[t], &w->spread_rel[t], w->outs + b * nops * d, nops - 1, tr, d, o->cfg.output, rt);
+	if ((st = spec_set_values(&sp[0], P_SPLITS, cnt, r->nrows, e)) == SKV_OK &&
+	    (st = spec_set_values(&sp[0], P_BLOCK_SIZE, &blk, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(&sp[1], P_SPLITS, &S, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(&sp[1], P_LAYOUT, &fix, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(&sp[1], P_SPLIT_SIZE, &size, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(&sp[1], P_BLOCK_SIZE, &blk, 1, e)) == SKV_OK && (st = spec_check(&sp[0], e)) == SKV_OK)
+		st = spec_check(&sp[1], e);
+	free(cnt);
+	if (st != SKV_OK) {
+		spec_free(&sp[0]);
+		spec_free(&sp[1]);
 	}
-	free(rt);
-	return st == SKV_OK ? SKV_OK : fail(msg, len, st, "trials from %zu: skv_errors_compute", t0);
+	return st;
 }
 
-static int measure(rec_result *r, const rec_opts *o, scratch *w, char *msg, size_t len)
+static double metric_of(const skv_errors *e, rec_metric m)
 {
-	const size_t d = o->head_dim, T = o->trials;
-	w->nops = r->nrows + 1;
-	w->ops = calloc(w->nops, sizeof *w->ops);
-	if (!w->ops)
-		return fail(msg, len, SKV_ENOMEM, "options");
-	for (size_t c = 0; c < w->nops; c++) {
-		const int last = c == r->nrows;
-		int st = make_option(&w->ops[c], o, r->fa2.block_n, last ? r->fixed.splits : r->rows[c].splits,
-				     last ? r->split_size : 0);
-		if (st != SKV_OK)
-			return fail(msg, len, st, "split boundaries");
+	return m == REC_MAX_ABS ? e->max_abs : m == REC_ULP ? e->ulp : e->norm_rel;
+}
+
+/* How far the outputs of the n count rows of one trial move, over every
+ * pair: *ulps = max_i (max_c o_c,i - min_c o_c,i) / ulp(f, t_i) (one pass),
+ * *rel = max_{a<b} ||o_a - o_b|| / ||t||. NaN if any output is NaN. diff
+ * has d entries of scratch. */
+static void spread_of(double *ulps, double *rel, const sweep_row *const *rows, size_t n, size_t d, skv_format f,
+		      double *diff)
+{
+	double worst = 0.0, worst_rel = 0.0;
+	const double *t = rows[0]->truth;
+	for (size_t i = 0; i < d; i++) {
+		double lo = rows[0]->out[i], hi = lo;
+		for (size_t c = 1; c < n; c++) {
+			const double x = rows[c]->out[i];
+			lo = x < lo || isnan(x) ? x : lo;
+			hi = x > hi || isnan(x) ? x : hi;
+		}
+		worst = stats_max(worst, (hi - lo) / skv_ulp(f, t[i]));
 	}
-	/* trials held at once: the threads, within LIVE_BYTES of problems */
-	const size_t per = 16 * (size_t)o->ctx * d;
-	size_t live = LIVE_BYTES / per;
-	live = live < 1 ? 1 : live;
-	live = live < o->threads ? live : o->threads;
-	live = live < T ? live : T;
-	w->err = malloc(T * w->nops * sizeof *w->err);
-	w->floor = malloc(T * sizeof *w->floor);
-	w->spread = malloc(T * sizeof *w->spread);
-	w->spread_rel = malloc(T * sizeof *w->spread_rel);
-	w->prob = calloc(live, sizeof *w->prob);
-	w->truth = malloc(live * d * sizeof *w->truth);
-	w->outs = malloc(live * w->nops * d * sizeof *w->outs);
-	w->status = malloc(live * (w->nops + 1) * sizeof *w->status);
-	if (!w->err || !w->floor || !w->spread || !w->spread_rel || !w->prob || !w->truth || !w->outs || !w->status)
-		return fail(msg, len, SKV_ENOMEM, "%zu trials", T);
-	for (size_t t0 = 0; t0 < T; t0 += live) {
-		int st = run_batch(w, o, r, t0, T - t0 < live ? T - t0 : live, msg, len);
-		if (st != SKV_OK)
-			return st;
-	}
-	double *col = malloc(T * sizeof *col);
-	if (!col)
-		return fail(msg, len, SKV_ENOMEM, "summary");
-	int st = SKV_OK;
-	for (size_t c = 0; c < w->nops && st == SKV_OK; c++) {
-		for (size_t t = 0; t < T; t++)
-			col[t] = w->err[t * w->nops + c];
-		st = summarize(c < r->nrows ? &r->rows[c] : &r->fixed, col, T, o->tol);
-	}
+	const double tn = skv_norm2(t, d);
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = a + 1; b < n; b++) {
+			for (size_t i = 0; i < d; i++)
+				diff[i] = rows[a]->out[i] - rows[b]->out[i];
+			worst_rel = stats_max(worst_rel, skv_norm2(diff, d) / tn);
+		}
+	*ulps = worst;
+	*rel = worst_rel;
+}
+
+/* Median and max of one option's metric over the trials. */
+static int summarize(rec_row *w, const sweep_row *rows, size_t T, const rec_opts *o, double *col, int floor)
+{
+	for (size_t t = 0; t < T; t++)
+		col[t] = metric_of(floor ? &rows[t].floor : &rows[t].err, o->metric);
 	stat_summary s;
+	int st = stats_compute(&s, col, T);
+	if (st != SKV_OK)
+		return st;
+	w->err_median = s.median;
+	w->nan_trials = s.nnan;
+	w->err_max = s.nnan ? NAN : s.max;
+	w->within_tol = w->err_max <= o->tol;
+	return SKV_OK;
+}
+
+/* The rows of the sweep into the result: spec 0 holds the counts (point
+ * c, trial t at c T + t), spec 1 the fixed size. */
+static int collect(rec_result *r, const rec_opts *o, const sweep_result *sw)
+{
+	const size_t T = o->trials, n = r->nrows, d = o->head_dim;
+	double *col = malloc(T * sizeof *col), *diff = malloc(d * sizeof *diff);
+	const sweep_row **trial = malloc(n * sizeof *trial);
+	int st = col && diff && trial ? SKV_OK : SKV_ENOMEM;
+	for (size_t c = 0; c < n && st == SKV_OK; c++)
+		st = summarize(&r->rows[c], sw->rows + c * T, T, o, col, 0);
 	if (st == SKV_OK)
-		st = stats_compute(&s, w->floor, T);
-	if (st == SKV_OK) {
-		r->floor_median = s.median;
-		r->floor_max = s.nnan ? NAN : s.max;
-		r->spread_ulps = r->spread_norm_rel = 0.0;
-		for (size_t t = 0; t < T; t++) {
-			const double u = w->spread[t], v = w->spread_rel[t];
-			r->spread_ulps = u > r->spread_ulps || isnan(u) || isnan(r->spread_ulps) ? u : r->spread_ulps;
-			r->spread_norm_rel =
-				v > r->spread_norm_rel || isnan(v) || isnan(r->spread_norm_rel) ? v : r->spread_norm_rel;
-		}
+		st = summarize(&r->fixed, sw->rows + n * T, T, o, col, 0);
+	rec_row fl;
+	if (st == SKV_OK && (st = summarize(&fl, sw->rows, T, o, col, 1)) == SKV_OK) {
+		r->floor_median = fl.err_median;
+		r->floor_max = fl.err_max;
+	}
+	r->spread_ulps = r->spread_norm_rel = 0.0;
+	for (size_t t = 0; t < T && st == SKV_OK; t++) {
+		for (size_t c = 0; c < n; c++)
+			trial[c] = &sw->rows[c * T + t];
+		double u, v;
+		spread_of(&u, &v, trial, n, d, o->cfg.output, diff);
+		r->spread_ulps = stats_max(r->spread_ulps, u);
+		r->spread_norm_rel = stats_max(r->spread_norm_rel, v);
 	}
 	free(col);
-	return st == SKV_OK ? SKV_OK : fail(msg, len, st, "summary");
+	free(diff);
+	free(trial);
+	return st;
 }
 
-int rec_run(rec_result *out, const rec_opts *o, char *msg, size_t len)
+static int measure(rec_result *r, const rec_opts *o, FILE *progress, message *e)
 {
-	if (!out || !o || !o->preset || o->trials == 0 || o->threads == 0 || !(o->tol > 0) ||
-	    skv_config_check(&o->cfg) != SKV_OK)
-		return fail(msg, len, SKV_EINVAL, "bad options");
+	const double keep = (double)(r->nrows + 1) * o->trials * o->head_dim * 16;
+	if (keep > KEEP_BYTES) {
+		msg_set(e, "skv recommend: %zu options x --trials=%u keep %.3g GiB of outputs for the spread (at most 4); "
+			   "fewer trials or candidates", r->nrows + 1, o->trials, keep / 1073741824.0);
+		return SKV_EINVAL;
+	}
+	run_spec sp[2];
+	int st = make_specs(sp, o, r, e);
+	if (st != SKV_OK)
+		return st;
+	const run_spec *const specs[2] = {&sp[0], &sp[1]};
+	const sweep_opts so = {progress, 1};
+	sweep_result sw;
+	st = sweep_run_specs(&sw, specs, 2, &so, e);
+	spec_free(&sp[0]);
+	spec_free(&sp[1]);
+	if (st != SKV_OK)
+		return st;
+	st = collect(r, o, &sw);
+	sweep_result_free(&sw);
+	if (st != SKV_OK)
+		msg_set(e, "skv recommend: summarizing the trials: %s", skv_strerror(st));
+	return st;
+}
+
+int rec_run(rec_result *out, const rec_opts *o, FILE *progress, message *e)
+{
+	if (!out || !o || o->trials == 0 || !(o->tol > 0)) {
+		msg_set(e, "skv recommend: bad options");
+		return SKV_EINVAL;
+	}
 	rec_result r;
 	memset(&r, 0, sizeof r);
-	float *eff = NULL;
-	unsigned char *el = NULL;
-	unsigned ntab = 0;
-	scratch w;
-	memset(&w, 0, sizeof w);
-	int st = occupancy(&r, o, &eff, &el, &ntab);
+	split_table t = {NULL, NULL, 0};
+	int st = occupancy(&r, o, &t);
 	if (st != SKV_OK)
-		fail(msg, len, st, "FA2 heuristic on this shape");
-	if (st == SKV_OK && (st = build_candidates(&r, o, eff, el, ntab)) != SKV_OK)
-		fail(msg, len, st, "candidates");
+		msg_set(e, "skv recommend: FA2's heuristic on this shape: %s", skv_strerror(st));
+	if (st == SKV_OK && (st = build_candidates(&r, o, &t)) != SKV_OK)
+		msg_set(e, "skv recommend: the candidates: %s", skv_strerror(st));
 	if (st == SKV_OK)
-		st = measure(&r, o, &w, msg, len);
-	free(eff);
-	free(el);
-	scratch_free(&w);
+		st = measure(&r, o, progress, e);
+	free(t.eff);
+	free(t.el);
 	if (st != SKV_OK) {
 		rec_result_free(&r);
 		return st;

@@ -1,39 +1,49 @@
-/* recommend.h - `skv recommend`'s computation: the candidate split counts of a shape, their measured error, the choice. */
-#ifndef SKV_RECOMMEND_H
-#define SKV_RECOMMEND_H
+/* recommend.h - `skv recommend`'s computation: the candidate split counts of a shape, measured by the one sweep, and the choice. */
+#ifndef CORE_RECOMMEND_H
+#define CORE_RECOMMEND_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/core.h"
 #include "io/io.h"
 #include "skv.h"
 
+/* The metric the tolerance bounds: a field of skv_errors. */
 typedef enum { REC_NORM_REL = 0, REC_MAX_ABS = 1, REC_ULP = 2 } rec_metric;
 #define REC_NMETRICS 3
-/* fa2: FA2's block-aligned chunks (skv_fa2_bounds); even: skv_bounds_even. */
+/* fa2: FA2's block-aligned chunks (layout fa2); even: layout even. */
 typedef enum { REC_LAYOUT_FA2 = 0, REC_LAYOUT_EVEN = 1 } rec_layout;
-#define REC_NLAYOUTS 2
 /* pow2: 1, 2, 4, ... up to --max-splits; all: every count up to it; list:
- * the counts given. FA2's own pick is always added, ineligible counts are
- * always dropped. */
+ * the counts of --splits. FA2's pick is always added, ineligible counts are
+ * always dropped. The values of the candidates parameter. */
 typedef enum { REC_CANDS_POW2 = 0, REC_CANDS_ALL = 1, REC_CANDS_LIST = 2 } rec_cands;
+/* The values of the format parameter. */
 typedef enum { REC_TEXT = 0, REC_CSV = 1, REC_JSON = 2 } rec_format;
-#define REC_NFORMATS 3
 
 const char *rec_metric_name(rec_metric m);
 const char *rec_layout_name(rec_layout l);
 
 enum {
-	REC_MAX_SPLITS = 1024, /* largest candidate count, --max-splits and fixed-size option */
-	REC_MAX_LIST = 64      /* counts in --splits=LIST */
+	REC_MAX_SPLITS = 1024, /* largest candidate count (the max-splits parameter's range) and fixed-size count */
+	REC_MAX_LIST = 64      /* counts in --splits */
 };
 
+/* skv recommend as an experiment of the parameter table: its kind is
+ * KIND_REC and its defaults are the command's (ctx 32768, 8 trials, the
+ * fa2 preset, FA2's layout). */
+extern const exp_def rec_exp;
+
+/* A request: the run spec every flag went into, and its values read out.
+ * Everything numeric is measured from `spec` (the sweep's one path); the
+ * fields below are what the choice and the report read. */
 typedef struct {
+	run_spec spec; /* owned; one value per parameter, --splits a list */
 	unsigned batch, heads, kv_heads, ctx, head_dim, sms;
-	const skv_preset *preset;
-	skv_config cfg; /* the preset resolved on the input format, stage flags applied */
-	skv_merge_spec spec;
+	const skv_preset *preset; /* NULL: none */
+	skv_config cfg;           /* the stage formats the rows run with (the preset resolved) */
+	skv_merge_spec merge;
 	skv_dist dist;
 	double score_scale, lse_offset, tol;
 	rec_metric metric;
@@ -45,8 +55,18 @@ typedef struct {
 	size_t nlist;
 	unsigned split_size; /* keys per split of the fixed-size option; 0: FA2's at batch 1 */
 	rec_layout layout;
-	unsigned threads;
+	rec_format format;
 } rec_opts;
+
+/* Reads a request out of a spec of rec_exp (taken over: freed by
+ * rec_opts_free, also on failure) and checks what the table cannot: one
+ * value per parameter, kv-heads dividing heads, FA2's head-dim limit and
+ * int range, the candidate list. SKV_EINVAL with a message naming the flag
+ * and value. */
+int rec_opts_init(rec_opts *o, run_spec *spec, message *e);
+void rec_opts_free(rec_opts *o);
+/* The name of the request's preset ("none" when there is none). */
+const char *rec_preset_name(const rec_opts *o);
 
 /* One option measured on the shape. */
 typedef struct {
@@ -67,11 +87,11 @@ typedef struct {
 	int fa2_early;             /* the 0.8 x SMs early return fired */
 	float fa2_best_eff;        /* the best efficiency FA2 searched (0 if early) */
 	unsigned fa2_best_splits;  /* the smallest eligible count reaching it */
-	rec_row *rows;         /* the count candidates, ascending */
+	rec_row *rows;             /* the count candidates, ascending */
 	size_t nrows;
 	size_t recommended;        /* index into rows; nrows if none is within tolerance */
 	size_t fa2_row;            /* index of FA2's pick */
-	rec_row fixed;         /* the fixed split size option */
+	rec_row fixed;             /* the fixed split size option */
 	unsigned split_size;       /* its keys per split */
 	unsigned split_size_fa2_batch1; /* FA2's count at batch 1 when split_size was derived from it, else 0 */
 	double spread_ulps;        /* max over trials, elements and pairs of counts of
@@ -88,9 +108,12 @@ typedef struct {
  * that comes first, rows being ascending). n when no row qualifies. */
 size_t rec_choose(const rec_row *rows, size_t n);
 
-/* Measures every option of a parsed request. SKV_OK, or a status with a
- * one-line message (r untouched). Output is the same for every thread count. */
-int rec_run(rec_result *r, const rec_opts *o, char *msg, size_t msglen);
+/* Measures every option of a request in one sweep_run_specs (the candidate
+ * counts as one spec, the fixed size as another, sharing problems and
+ * truths). SKV_OK, or a status with a one-line message (r untouched); the
+ * same output for every thread count. progress: a stream for the sweep's
+ * progress line, or NULL. */
+int rec_run(rec_result *r, const rec_opts *o, FILE *progress, message *e);
 void rec_result_free(rec_result *r);
 
 #endif

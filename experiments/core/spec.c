@@ -133,6 +133,37 @@ int spec_set(run_spec *s, const char *flag, const char *value, int given, messag
 	return SKV_OK;
 }
 
+int spec_set_values(run_spec *s, int id, const param_value *v, size_t n, message *e)
+{
+	param_value *c = n ? malloc(n * sizeof *c) : NULL;
+	if (!c)
+		return n ? nomem(e) : SKV_EINVAL;
+	memcpy(c, v, n * sizeof *c);
+	free(s->list[id].v);
+	s->list[id].v = c;
+	s->list[id].n = n;
+	return SKV_OK;
+}
+
+int spec_copy(run_spec *d, const run_spec *s, message *e)
+{
+	run_spec t;
+	memset(&t, 0, sizeof t);
+	t.exp = s->exp;
+	memcpy(t.given, s->given, sizeof t.given);
+	int st = SKV_OK;
+	for (int i = 0; i < NPARAMS && st == SKV_OK; i++)
+		st = spec_set_values(&t, i, s->list[i].v, s->list[i].n, e);
+	if (st == SKV_OK && ((s->out && !(t.out = dup_str(s->out))) || (s->shown_out && !(t.shown_out = dup_str(s->shown_out)))))
+		st = nomem(e);
+	if (st != SKV_OK) {
+		spec_free(&t);
+		return st;
+	}
+	*d = t;
+	return SKV_OK;
+}
+
 static int set_out(run_spec *s, const char *dir, message *e)
 {
 	if (!*dir) {
@@ -425,7 +456,7 @@ static int fixed_mismatch(const run_spec *s, uint64_t S, message *e)
 int spec_check(const run_spec *s, message *e)
 {
 	const param_list *ctx = &s->list[P_CTX], *sp = &s->list[P_SPLITS];
-	if (s->exp->kind == KIND_SPLIT) {
+	if (s->exp->kind != KIND_ONLINE) { /* split rows: run experiments and recommend */
 		for (size_t i = 0; i < sp->n; i++)
 			for (size_t j = 0; j < ctx->n; j++)
 				if (sp->v[i].u > ctx->v[j].u) {

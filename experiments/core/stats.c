@@ -28,6 +28,8 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double stats_max(double a, double b) { return isnan(a) || isnan(b) ? NAN : a > b ? a : b; }
+
 int stats_compute(stat_summary *s, const double *v, size_t n)
 {
 	if (!s || !v || n == 0)

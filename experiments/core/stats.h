@@ -21,6 +21,10 @@ typedef struct {
  * the two middle values. SKV_EINVAL for n == 0, p outside [0, 1] or NULL. */
 int stats_quantile(double *q, const double *sorted, size_t n, double p);
 
+/* The larger of a and b, NaN if either is: a worst case that a NaN trial
+ * or element reaches stays NaN (never a silent finite maximum). */
+double stats_max(double a, double b);
+
 /* Summary of v[0..n) (any order, NaN allowed; v is not modified).
  * SKV_EINVAL for n == 0 or NULL; SKV_ENOMEM. */
 int stats_compute(stat_summary *s, const double *v, size_t n);

@@ -350,8 +350,10 @@ void sweep_result_free(sweep_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; r->rows && i < r->nrows; i++)
+	for (size_t i = 0; r->rows && i < r->nrows; i++) {
 		free(r->rows[i].out);
+		free(r->rows[i].truth);
+	}
 	free(r->rows);
 	memset(r, 0, sizeof *r);
 }

@@ -71,8 +71,10 @@ void sweep_row_values(const sweep *w, size_t r, param_value v[NPARAMS]);
 uint64_t sweep_key_word(int id, param_value v);
 /* Query rows of a problem: ctx for the causal online kind, else 1. */
 size_t sweep_query_rows(unsigned kind, const param_value *v);
-/* The kernel configuration and merge of a row's values. */
+/* The kernel configuration and merge of a row's values (trial t: the
+ * random order's seed). */
 skv_config sweep_config(const param_value *v);
+skv_merge_spec sweep_merge(const param_value *v, uint64_t trial);
 
 /* measure.c: the one measurement. */
 int measure_instance(sweep *w, instance *in);
@@ -85,6 +87,9 @@ int measure_kernel(sweep *w, kernel_run *kr);
 /* Row r: store the shared kernel run in the row's formats, merge, measure
  * (or, for the online kind, run skv_attention_online and measure). */
 int measure_row(sweep *w, size_t r);
+/* The floor of format f: the errors of the exact values truth[0..n)
+ * rounded once to f (skv_dd_round), which no computation in f can beat. */
+int measure_floor(skv_errors *fe, const skv_dd *truth, size_t n, skv_format f);
 
 /* progress.c */
 double progress_now(void);
