@@ -26,6 +26,22 @@ typedef enum {
 const char *skv_strerror(int status);
 const char *skv_version(void);
 
+/* ----------------------------------------------------------------- threads
+ *
+ * The library holds no mutable global state: every function is reentrant
+ * and may run on several threads at once, each with its own output
+ * arguments (inputs are only read and may be shared). Two places use MPFR:
+ * skv_truth_range's fallback (when the certified double-double path
+ * declines) and the hard cases of the fp32 elementary functions (skv_exp
+ * and the others in SKV_FP32, reached by the kernels and merges in fp32).
+ * MPFR keeps its constant caches and flags per thread only when it was
+ * built thread-safe; skv_mpfr_thread_safe() says whether it was
+ * (mpfr_buildopt_tls_p). With a build that is not, call the library from
+ * one thread at a time. A thread that used those paths should call
+ * mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE) before it exits (MPFR's rule for
+ * its per-thread caches). */
+int skv_mpfr_thread_safe(void);
+
 /* ----------------------------------------------------------------- formats */
 
 /* The emulated number formats. Values of every format are carried in a

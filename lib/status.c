@@ -1,4 +1,6 @@
-/* status.c - status messages and the version string. */
+/* status.c - status messages, the version string and whether MPFR is thread-safe. */
+#include <mpfr.h>
+
 #include "skv.h"
 
 const char *skv_strerror(int status)
@@ -14,3 +16,5 @@ const char *skv_strerror(int status)
 }
 
 const char *skv_version(void) { return SKV_VERSION; }
+
+int skv_mpfr_thread_safe(void) { return mpfr_buildopt_tls_p() != 0; }

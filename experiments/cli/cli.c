@@ -1,6 +1,7 @@
 /* cli.c - the commands of the skv program: list, run, suite, report, help and version. */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
+#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -306,9 +307,23 @@ static int cmd_run(int argc, char **argv, const char *command)
 	return st == SKV_OK ? 0 : cli_fail(&e, st);
 }
 
+int cli_mpfr_check(int thread_safe, message *e)
+{
+	if (thread_safe)
+		return SKV_OK;
+	msg_set(e, "skv: this MPFR (%s) was built without thread-local storage, and skv computes its truths on "
+		   "several threads; install a thread-safe MPFR (Debian's libmpfr6 is; --enable-thread-safe when "
+		   "building it)", mpfr_get_version());
+	return SKV_EIO;
+}
+
 int cli_main(int argc, char **argv)
 {
 	temp_install();
+	message e = {NULL};
+	const int tls = cli_mpfr_check(skv_mpfr_thread_safe(), &e);
+	if (tls != SKV_OK)
+		return cli_fail(&e, tls);
 	if (argc < 2) {
 		usage(stderr);
 		return cli_exit_status(SKV_EINVAL);

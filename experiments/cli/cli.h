@@ -53,6 +53,11 @@ int suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int ar
 int cli_exit_status(int status);
 /* Prints e's message on stderr, frees it, returns cli_exit_status(st). */
 int cli_fail(message *e, int st);
+/* The program computes on several threads and so needs an MPFR built with
+ * thread-local storage: SKV_OK when thread_safe (skv_mpfr_thread_safe()),
+ * else SKV_EIO with a message naming the MPFR version and the fix. cli_main
+ * refuses to start without it. */
+int cli_mpfr_check(int thread_safe, message *e);
 
 /* Prints text word-wrapped to 78 columns, every line after the first
  * indented by `indent` spaces (the first starts at column `col`). */

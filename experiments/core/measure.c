@@ -1,5 +1,6 @@
 /* measure.c - the one measurement: a problem and its exact truth, a split-kernel run, and a row's storage, merge, errors, floor and states. */
 #include <math.h>
+#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/stats.h"
@@ -91,7 +92,12 @@ int measure_truth(instance *in, size_t qr, int causal)
 {
 	const size_t d = in->prob.d;
 	size_t hi = causal ? qr + 1 : in->prob.n;
-	return skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->prob, qr, 0, hi, SKV_TRUTH_PREC);
+	const int st = skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->prob, qr, 0, hi, SKV_TRUTH_PREC);
+	/* MPFR caches constants (log 2 for exp) per thread when its fallback
+	 * ran; the pool's threads never return them, so free them here (skv.h,
+	 * threads). */
+	mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+	return st;
 }
 
 /* ------------------------------------------------------------ kernel runs */
