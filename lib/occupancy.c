@@ -6,9 +6,11 @@
 #include "skv.h"
 
 /*
- * Transcribed from csrc/flash_attn/flash_api.cpp (num_splits_heuristic and
- * set_params_splitkv) and flash_fwd_kernel.h (n_blocks_per_split), see
- * shared/notes/systems.md. FA2 works in C++ int and float:
+ * Transcribed from Dao-AILab/flash-attention at 0251105a2fb1:
+ * csrc/flash_attn/flash_api.cpp:281-347 (num_splits_heuristic and
+ * set_params_splitkv; the GQA fold of seqlen_q at :431 and :1319) and
+ * csrc/flash_attn/src/flash_fwd_kernel.h:535-539 (n_blocks_per_split).
+ * FA2 works in C++ int and float:
  *
  *   if (batch_nheads_mblocks >= 0.8f * num_SMs) return 1;
  *       int >= float: both sides are floats; 0.8f * num_SMs is a float

@@ -486,8 +486,8 @@ int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t 
 /* --------------------------------------------------------------- occupancy */
 
 /* FlashAttention 2's choice of the split count for decode
- * (num_splits_heuristic and set_params_splitkv in csrc/flash_attn/flash_api.cpp;
- * shared/notes/systems.md), transcribed with its float arithmetic
+ * (num_splits_heuristic and set_params_splitkv, Dao-AILab/flash-attention
+ * 0251105a2fb1 csrc/flash_attn/flash_api.cpp:281-347), transcribed with its float arithmetic
  * (lib/occupancy.c says which operation is float and which double). */
 #define SKV_FA2_MAX_SPLITS 128     /* FA2's max_splits argument and cap */
 #define SKV_FA2_MAX_HEAD_DIM 256   /* FA2's forward rejects larger heads */
@@ -548,7 +548,13 @@ int skv_fa2_decode_init(skv_fa2_decode *f, unsigned batch, unsigned heads, unsig
  * a zero size. */
 int skv_fa2_bounds(size_t *bounds, size_t n, size_t block_n, size_t S);
 
-/* ------------------------------------------------------- seed contracts */
+/* ------------------------------------------------ reference entry points
+ *
+ * Three functions with the contracts of skv's original problem statements
+ * (an fp64 merge of [S][H][d] partials that any split order reproduces bit
+ * for bit, the merge of two online-softmax states, blockwise attention in
+ * fp32): the plain answers a caller checks a kernel against, apart from
+ * the configurable emulation above. */
 
 /* outs [S][H][d], lses [S][H] natural-log LSEs (-inf for an empty split whose
  * row is zero), out [H][d]: the exact attention output over the whole context
