@@ -54,11 +54,10 @@ static void usage(FILE *f)
 		skv_version());
 }
 
-/* Prints text word-wrapped to 78 columns, every line after the first
+/* Prints text word-wrapped to `width` columns, every line after the first
  * indented by `indent` spaces (the first starts at column `col`). */
-void cli_wrap(FILE *f, const char *text, int col, int indent)
+void cli_wrap(FILE *f, const char *text, int col, int indent, int width)
 {
-	const int width = 78;
 	while (*text) {
 		size_t w = strcspn(text, " ");
 		if (col > indent && col + 1 + (int)w > width) {
@@ -86,7 +85,7 @@ void cli_param_help(FILE *f, const run_spec *s)
 			continue;
 		param_allowed(allowed, sizeof allowed, i);
 		fprintf(f, "  --%-14s ", p->flag);
-		cli_wrap(f, p->help, 19, 19);
+		cli_wrap(f, p->help, 19, 19, 78);
 		fprintf(f, "  %-16s default ", "");
 		if (s) {
 			for (size_t k = 0; k < s->list[i].n; k++) {
@@ -122,7 +121,7 @@ static void experiment_help(FILE *f, const run_spec *s)
 {
 	const exp_def *x = s->exp;
 	fprintf(f, "usage: skv run %s [--PARAM=V1,V2,...]... [--out=DIR]\n\n%s.\n\n", x->name, x->summary);
-	cli_wrap(f, x->why, 0, 0);
+	cli_wrap(f, x->why, 0, 0, 78);
 	fprintf(f, "\nparameters:\n");
 	cli_param_help(f, s);
 	fprintf(f, "  --%-14s output folder, default results\n", "out");
@@ -148,7 +147,7 @@ static void list(FILE *f)
 			skv_merge_name(p->merge.merge), skv_order_name(p->merge.order), p->merge.threads,
 			skv_empty_name(p->merge.empty), p->merge.round_states);
 		fprintf(f, "%-16s ", "");
-		cli_wrap(f, p->description, 17, 17);
+		cli_wrap(f, p->description, 17, 17, 78);
 	}
 }
 

@@ -59,9 +59,9 @@ int cli_fail(message *e, int st);
  * refuses to start without it. */
 int cli_mpfr_check(int thread_safe, message *e);
 
-/* Prints text word-wrapped to 78 columns, every line after the first
+/* Prints text word-wrapped to `width` columns, every line after the first
  * indented by `indent` spaces (the first starts at column `col`). */
-void cli_wrap(FILE *f, const char *text, int col, int indent);
+void cli_wrap(FILE *f, const char *text, int col, int indent, int width);
 /* Every parameter of s's experiment (s NULL: all) with its help, default
  * (s's value) and allowed values. */
 void cli_param_help(FILE *f, const run_spec *s);

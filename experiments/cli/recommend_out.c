@@ -67,27 +67,6 @@ static void add(para *p, const char *fmt, ...)
 		p->n = p->n + (size_t)k < sizeof p->s ? p->n + (size_t)k : sizeof p->s - 1;
 }
 
-static void print_wrapped(FILE *f, const char *s, size_t width)
-{
-	size_t col = 0;
-	while (*s) {
-		const size_t w = strcspn(s, " ");
-		if (col && col + 1 + w > width) {
-			fputc('\n', f);
-			col = 0;
-		} else if (col) {
-			fputc(' ', f);
-			col++;
-		}
-		fwrite(s, 1, w, f);
-		col += w;
-		s += w;
-		while (*s == ' ')
-			s++;
-	}
-	fputc('\n', f);
-}
-
 static void table_row(FILE *f, const rec_row *w, const char *note)
 {
 	char a[32], b[32];
@@ -239,7 +218,7 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 	p.s[0] = '\0';
 	add(&p, "Why: ");
 	reasons(&p, o, r);
-	print_wrapped(f, p.s, 96);
+	cli_wrap(f, p.s, 0, 0, 96);
 }
 
 static void csv_row(FILE *f, const char *option, unsigned size, const rec_row *w, int rec)
