@@ -112,7 +112,12 @@ static void test_bad_inputs(void **state)
 		{{"--tol=-1e-3"}, "--tol=-1e-3"},
 		{{"--tol=nan"}, "--tol=nan"},
 		{{"--tol=inf"}, "--tol=inf"},
-		{{"--tol=1e-3x"}, "--tol=1e-3x"},
+		{{"--tol=1e-3y"}, "--tol=1e-3y"},
+		{{"--tol=x"}, "--tol=x"},
+		{{"--tol=2xx"}, "--tol=2xx"},
+		{{"--tol=0x"}, "--tol=0x"},
+		{{"--metric=ulp_err", "--tol=0.25"}, "--tol=0.25"},
+		{{"--tol=1.5"}, "--tol=1.5"},
 		{{"--tol="}, "--tol="},
 		{{"--preset=fa9"}, "--preset=fa9"},
 		{{"--metric=rms"}, "--metric=rms"},
@@ -225,7 +230,8 @@ static void test_help(void **state)
 static void test_fp16_lse_rejects(void **state)
 {
 	(void)state;
-	const char *tl[] = {"--preset=tilelang", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
+	const char *tl[] = {"--preset=tilelang", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3",
+			    "--tol=1e-3", NULL};
 	rec_opts o = opts_of(tl);
 	rec_result r = run_opts(&o);
 	assert_int_equal(r.fa2_splits, 8);
@@ -246,7 +252,8 @@ static void test_fp16_lse_rejects(void **state)
 	assert_false(r.rows[r.fa2_row].within_tol);
 	rec_result_free(&r);
 
-	const char *ex[] = {"--preset=exact-fp64", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3", NULL};
+	const char *ex[] = {"--preset=exact-fp64", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3",
+			    "--tol=1e-3", NULL};
 	rec_opts_free(&o);
 	o = opts_of(ex);
 	r = run_opts(&o);
@@ -309,6 +316,7 @@ static void test_recipe(void **state)
 	const double med = w->err_median, mx = w->err_max;
 	assert_true(med < mx);
 	rec_result_free(&r);
+	o.tol_multiple = 0;
 	o.tol = 0.5 * (med + mx);
 	r = run_opts(&o);
 	assert_false(r.rows[r.fa2_row].within_tol);
@@ -334,7 +342,7 @@ static void test_recipe(void **state)
 static void test_nothing_within(void **state)
 {
 	(void)state;
-	const char *args[] = {"--ctx=1024", "--head-dim=64", "--trials=2", NULL};
+	const char *args[] = {"--ctx=1024", "--head-dim=64", "--trials=2", "--tol=1e-3", NULL};
 	rec_opts o = opts_of(args);
 	rec_result r = run_opts(&o);
 	assert_int_equal(r.recommended, r.nrows);
@@ -345,10 +353,42 @@ static void test_nothing_within(void **state)
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, "recommended: none"));
 	capture_free(&c);
-	const char *js[] = {"--ctx=1024", "--head-dim=64", "--trials=2", "--format=json", NULL};
+	const char *js[] = {"--ctx=1024", "--head-dim=64", "--trials=2", "--format=json", "--tol=1e-3", NULL};
 	c = run_cmd(js);
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, "\"recommended_splits\": null"));
+	capture_free(&c);
+}
+
+/*
+ * The default tolerance is a multiple of the floor, 2x: the threshold is
+ * exactly 2 floor_max, a row is within it when its max is at most that, and
+ * a bf16 preset (whose floor is above the old absolute 1e-3) gets an answer.
+ * --tol=Kx scales it; a K below 1 is below the floor, so nothing passes.
+ */
+static void test_tol_multiple(void **state)
+{
+	(void)state;
+	const char *args[] = {"--ctx=1024", "--head-dim=64", "--trials=2", NULL};
+	rec_opts o = opts_of(args);
+	assert_true(o.tol_multiple);
+	CHECK_BITS("default K", o.tol, 2.0);
+	rec_result r = run_opts(&o);
+	CHECK_BITS("threshold", r.tol, 2.0 * r.floor_max);
+	assert_true(r.recommended < r.nrows);
+	for (size_t i = 0; i < r.nrows; i++)
+		assert_int_equal(r.rows[i].within_tol, r.rows[i].err_max <= 2.0 * r.floor_max);
+	rec_result_free(&r);
+	o.tol = 0.5;
+	r = run_opts(&o);
+	CHECK_BITS("threshold 0.5x", r.tol, 0.5 * r.floor_max);
+	assert_int_equal(r.recommended, r.nrows);
+	rec_result_free(&r);
+	rec_opts_free(&o);
+	const char *txt[] = {"--ctx=1024", "--head-dim=64", "--trials=2", "--tol=3x", NULL};
+	capture c = run_cmd(txt);
+	assert_int_equal(c.status, 0);
+	assert_non_null(strstr(c.out, "(3x the floor)"));
 	capture_free(&c);
 }
 
@@ -415,7 +455,7 @@ static void test_formats(void **state)
 		size_t commas = 0;
 		for (; *p && *p != '\n'; p++)
 			commas += *p == ',';
-		assert_int_equal(commas, 10);
+		assert_int_equal(commas, 39);
 		p += *p == '\n';
 	}
 	rec_result_free(&r);
@@ -425,7 +465,7 @@ static void test_formats(void **state)
 	assert_int_equal(c.status, 0);
 	const char *keys[] = {"\"recommended_splits\": ", "\"fa2_splits\": ", "\"candidates\": [", "\"splits\": ",
 			      "\"efficiency\": ", "\"err_median\": ", "\"err_max\": ", "\"within_tol\": ",
-			      "\"spread_ulps\": ", "\"seed\": 1,", "\"tol\": 0.001", "\"preset\": \"fa2\""};
+			      "\"spread_ulps\": ", "\"seed\": 1,", "\"tol_floor_multiple\": 2,", "\"preset\": \"fa2\""};
 	for (size_t i = 0; i < NELEM(keys); i++)
 		if (!strstr(c.out, keys[i]))
 			fail_msg("%s:%d: no %s in %s", __FILE__, __LINE__, keys[i], c.out);
@@ -546,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_within), cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_spread),         cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_equals_run),     cmocka_unit_test(test_floor_overflow_tie),
+		cmocka_unit_test(test_tol_multiple),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,16 @@ static void json_num(FILE *f, double x)
 
 static const char *fmt_name(skv_format f) { return skv_format_name(f); }
 
+/* The threshold as the text names it: "0.001", or "0.00354 (2x the floor)". */
+static const char *tol_text(char *buf, size_t n, const rec_opts *o, const rec_result *r)
+{
+	if (o->tol_multiple)
+		snprintf(buf, n, "%.3g (%gx the floor)", r->tol, o->tol);
+	else
+		snprintf(buf, n, "%g", r->tol);
+	return buf;
+}
+
 static void describe_cfg(FILE *f, const rec_opts *o)
 {
 	const skv_config *c = &o->cfg;
@@ -107,8 +117,9 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 	size_t nin = 0, nout = 0;
 	for (size_t i = 0; i < r->nrows; i++)
 		r->rows[i].within_tol ? nin++ : nout++;
-	add(p, "%zu of %zu count%s %s within the tolerance %g", nin, r->nrows, r->nrows == 1 ? "" : "s",
-	    nin == 1 ? "is" : "are", o->tol);
+	char t[64];
+	add(p, "%zu of %zu count%s %s within the tolerance %s", nin, r->nrows, r->nrows == 1 ? "" : "s",
+	    nin == 1 ? "is" : "are", tol_text(t, sizeof t, o, r));
 	if (nout) {
 		add(p, "; beyond it:");
 		size_t shown = 0;
@@ -140,7 +151,7 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 				lo = i;
 		add(p, "No count is within the tolerance: the smallest %s max is %s at %u split%s. ", mname,
 		    num3(a, sizeof a, r->rows[lo].err_max), r->rows[lo].splits, r->rows[lo].splits == 1 ? "" : "s");
-		if (!(r->floor_max <= o->tol))
+		if (!(r->floor_max <= r->tol))
 			add(p, "Rounding the exact output to %s alone already gives up to %s, above the tolerance, so no "
 			       "split count can meet it: raise --tol or use a wider --output format. ",
 			    out, num3(a, sizeof a, r->floor_max));
@@ -173,8 +184,9 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 		   "%u keys\n",
 		o->trials, skv_dist_name(o->dist), o->score_scale, o->lse_offset, (unsigned long long)o->seed,
 		rec_layout_name(o->layout), d->block_n);
-	fprintf(f, "metric: %s of the %s output; within tolerance when its max over the trials is <= %g\n\n",
-		rec_metric_name(o->metric), out, o->tol);
+	char t[64];
+	fprintf(f, "metric: %s of the %s output; within tolerance when its max over the trials is <= %s\n\n",
+		rec_metric_name(o->metric), out, tol_text(t, sizeof t, o, r));
 	fprintf(f, "FA2 heuristic: ");
 	if (d->gqa_folded)
 		fprintf(f, "GQA decode folds the %u query heads of each KV head into seqlen_q;\n  ", d->seqlen_q);
@@ -206,7 +218,7 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 		fprintf(f, "recommended: %u split%s\n", r->rows[r->recommended].splits,
 			r->rows[r->recommended].splits == 1 ? "" : "s");
 	else
-		fprintf(f, "recommended: none - no count is within the tolerance %g\n", o->tol);
+		fprintf(f, "recommended: none - no count is within the tolerance %s\n", tol_text(t, sizeof t, o, r));
 	fprintf(f, "FA2's choice: %u split%s, %s tolerance\n", r->fa2_splits, r->fa2_splits == 1 ? "" : "s",
 		r->rows[r->fa2_row].within_tol ? "within" : "beyond");
 	fprintf(f, "spread between the candidate counts (max over trials and pairs): %s ulps of %s at the truth,\n"
@@ -221,8 +233,35 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 	cli_wrap(f, p.s, 0, 0, 96);
 }
 
-static void csv_row(FILE *f, const char *option, unsigned size, const rec_row *w, int rec)
+/* The request's columns, the same on every row (as skv run's CSV repeats
+ * its parameters), so a row read alone says what it measured. */
+static void csv_request(FILE *f, const rec_opts *o, const rec_result *r)
 {
+	const skv_config *c = &o->cfg;
+	fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,", rec_preset_name(o), fmt_name(c->input),
+		fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse), fmt_name(c->combine),
+		fmt_name(c->output), skv_lse_base_name(c->base), skv_merge_name(o->merge.merge),
+		skv_order_name(o->merge.order), skv_empty_name(o->merge.empty), rec_metric_name(o->metric));
+	csv_num(f, r->tol);
+	fputc(',', f);
+	if (o->tol_multiple)
+		csv_num(f, o->tol);
+	fputc(',', f);
+	csv_num(f, r->floor_median);
+	fputc(',', f);
+	csv_num(f, r->floor_max);
+	fprintf(f, ",%u,%llu,%u,%u,%u,%u,%u,%u,%s,", o->trials, (unsigned long long)o->seed, o->batch, o->heads,
+		o->kv_heads, o->ctx, o->head_dim, o->sms, skv_dist_name(o->dist));
+	csv_num(f, o->score_scale);
+	fputc(',', f);
+	csv_num(f, o->lse_offset);
+	fprintf(f, ",%s,", rec_layout_name(o->layout));
+}
+
+static void csv_row(FILE *f, const rec_opts *o, const rec_result *r, const char *option, unsigned size,
+		    const rec_row *w, int rec)
+{
+	csv_request(f, o, r);
 	fprintf(f, "%s,", option);
 	if (size)
 		fprintf(f, "%u", size);
@@ -237,13 +276,14 @@ static void csv_row(FILE *f, const char *option, unsigned size, const rec_row *w
 
 void rec_print_csv(FILE *f, const rec_opts *o, const rec_result *r)
 {
-	(void)o;
-	fputs("option,split_size,splits,blocks_per_split,efficiency,err_median,err_max,nan_trials,within_tol,fa2_pick,"
-	      "recommended\n",
+	fputs("preset,input,compute,p,partial,lse,combine,output,lse_base,merge,order,empty,metric,tol,"
+	      "tol_floor_multiple,floor_median,floor_max,trials,seed,batch,heads,kv_heads,ctx,head_dim,sms,dist,"
+	      "score_scale,lse_offset,layout,option,split_size,splits,blocks_per_split,efficiency,err_median,err_max,"
+	      "nan_trials,within_tol,fa2_pick,recommended\n",
 	      f);
 	for (size_t i = 0; i < r->nrows; i++)
-		csv_row(f, "count", 0, &r->rows[i], i == r->recommended);
-	csv_row(f, "fixed_size", r->split_size, &r->fixed, 0);
+		csv_row(f, o, r, "count", 0, &r->rows[i], i == r->recommended);
+	csv_row(f, o, r, "fixed_size", r->split_size, &r->fixed, 0);
 }
 
 static void json_row(FILE *f, const rec_row *w)
@@ -273,7 +313,12 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
 		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
 	fprintf(f, "\"metric\": \"%s\", \"tol\": ", rec_metric_name(o->metric));
-	json_num(f, o->tol);
+	json_num(f, r->tol);
+	fputs(", \"tol_floor_multiple\": ", f);
+	if (o->tol_multiple)
+		json_num(f, o->tol);
+	else
+		fputs("null", f);
 	fprintf(f, ", \"trials\": %u, \"seed\": %llu, \"dist\": \"%s\", \"score_scale\": ", o->trials,
 		(unsigned long long)o->seed, skv_dist_name(o->dist));
 	json_num(f, o->score_scale);

@@ -99,6 +99,9 @@ typedef struct {
 	int single;             /* one value only, never a list */
 	const char *def;        /* default value, parsed like a flag */
 	const char *help;
+	int multiple;           /* PT_REAL: "Kx" is accepted too, a multiple of a
+	                         * reference the parameter's user defines (value
+	                         * u = 1, r = K); recommend's --tol=2x */
 } param_def;
 
 extern const param_def params[NPARAMS];

@@ -189,8 +189,10 @@ const param_def params[NPARAMS] = {
 		   "the GPU's SM count: A100 108, H100 SXM 132, L40S 142"},
 	[P_METRIC] = {"metric", NULL, ENUM(en_metric), REC, NONE, 1, "norm_rel_err",
 		      "what the tolerance bounds (ulp_err: in ulps of the output format)"},
-	[P_TOL] = {"tol", NULL, REAL(0, 1e300, 1), REC, NONE, 1, "1e-3",
-		   "a count is within tolerance when the max of the metric over the trials is at most this"},
+	[P_TOL] = {"tol", NULL, REAL(0, 1e300, 1), REC, NONE, 1, "2x",
+		   "a count is within tolerance when the max of the metric over the trials is at most this: "
+		   "a value in the metric's units, or Kx, K times the floor (the metric of the exact output "
+		   "rounded once to the output format, its max over the trials)", 1},
 	[P_CANDIDATES] = {"candidates", NULL, ENUM(en_candidates), REC, NONE, 1, "pow2",
 			  "the counts measured: pow2 (1, 2, 4, ... up to --max-splits), all (every count up to "
 			  "it) or list (--splits; given --splits implies it)"},
@@ -230,7 +232,8 @@ void param_allowed(char *buf, size_t n, int id)
 		char lo[32], hi[32];
 		format_double(lo, sizeof lo, p->rmin);
 		format_double(hi, sizeof hi, p->rmax);
-		snprintf(buf, n, "a number in %s%s, %s]", p->rmin_open ? "(" : "[", lo, hi);
+		snprintf(buf, n, "a number in %s%s, %s]%s", p->rmin_open ? "(" : "[", lo, hi,
+			 p->multiple ? ", or a multiple Kx (K in the same range)" : "");
 		break;
 	}
 	}
@@ -317,6 +320,12 @@ int param_parse(param_value *v, int id, const char *s, message *e)
 			return malformed(e, p, s, allowed);
 		errno = 0;
 		double r = strtod(s, &end);
+		/* "2x": a multiple; hex reals (0x1p1x) are read whole by strtod
+		 * first, so only a last 'x' after the number marks it */
+		if (p->multiple && end != s && end[0] == 'x' && end[1] == '\0') {
+			x.u = 1;
+			end++;
+		}
 		if (end == s || *end)
 			return malformed(e, p, s, allowed);
 		/* ERANGE with a finite result is an underflow: r is the nearest
@@ -367,6 +376,8 @@ void param_format(char *buf, size_t n, int id, param_value v)
 		break;
 	case PT_REAL:
 		format_double(buf, n, v.r);
+		if (p->multiple && v.u && strlen(buf) + 1 < n)
+			strcat(buf, "x");
 		break;
 	}
 }

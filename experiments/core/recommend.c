@@ -86,6 +86,17 @@ static int check_request(const rec_opts *o, message *e)
 			ceil_div(o->ctx, o->split_size), o->ctx, REC_MAX_SPLITS);
 		return SKV_EINVAL;
 	}
+	/* A threshold in the metric's units must be one the metric can meet
+	 * and mean: a relative error of 1 is no agreement at all, and no
+	 * output rounded to its format is within half an ulp everywhere
+	 * (so --tol=0.001 meant as 1e-3 relative is refused for ulp_err). */
+	if (!o->tol_multiple && o->metric != REC_MAX_ABS && (o->metric == REC_ULP ? o->tol < 0.5 : o->tol >= 1)) {
+		msg_set(e, "skv recommend: --tol=%g with --metric=%s: %s", o->tol, rec_metric_name(o->metric),
+			o->metric == REC_ULP ? "below half an ulp, which not even the exact output rounded once meets "
+					       "(the metric is in ulps of the output format; or give --tol=Kx)"
+					     : "a relative error of 1 or more is no agreement (or give --tol=Kx)");
+		return SKV_EINVAL;
+	}
 	const param_list *sp = &s->list[P_SPLITS];
 	if ((o->cands == REC_CANDS_LIST) != (s->given[P_SPLITS] != 0)) {
 		msg_set(e, "skv recommend: --candidates=list goes with --splits=N,N,... (and --splits with a list)");
@@ -122,7 +133,8 @@ int rec_opts_init(rec_opts *out, run_spec *spec, message *e)
 	o.cfg = sweep_config(v);
 	o.merge = sweep_merge(v, 0);
 	o.dist = (skv_dist)v[P_DIST].u;
-	o.score_scale = v[P_SCORE_SCALE].r, o.lse_offset = v[P_LSE_OFFSET].r, o.tol = v[P_TOL].r;
+	o.score_scale = v[P_SCORE_SCALE].r, o.lse_offset = v[P_LSE_OFFSET].r;
+	o.tol = v[P_TOL].r, o.tol_multiple = v[P_TOL].u != 0;
 	o.metric = (rec_metric)v[P_METRIC].u;
 	o.trials = (unsigned)v[P_TRIALS].u, o.seed = v[P_SEED].u, o.max_splits = (unsigned)v[P_MAX_SPLITS].u;
 	o.cands = (rec_cands)v[P_CANDIDATES].u;
@@ -332,7 +344,8 @@ static void spread_of(double *ulps, double *rel, const sweep_row *const *rows, s
 }
 
 /* Median and max of one option's metric over the trials. */
-static int summarize(rec_row *w, const sweep_row *rows, size_t T, const rec_opts *o, double *col, int floor)
+static int summarize(rec_row *w, const sweep_row *rows, size_t T, const rec_opts *o, double tol, double *col,
+		     int floor)
 {
 	for (size_t t = 0; t < T; t++)
 		col[t] = metric_of(floor ? &rows[t].floor : &rows[t].err, o->metric);
@@ -343,7 +356,7 @@ static int summarize(rec_row *w, const sweep_row *rows, size_t T, const rec_opts
 	w->err_median = s.median;
 	w->nan_trials = s.nnan;
 	w->err_max = s.nnan ? NAN : s.max;
-	w->within_tol = w->err_max <= o->tol;
+	w->within_tol = w->err_max <= tol;
 	return SKV_OK;
 }
 
@@ -355,15 +368,16 @@ static int collect(rec_result *r, const rec_opts *o, const sweep_result *sw)
 	double *col = malloc(T * sizeof *col), *diff = malloc(d * sizeof *diff);
 	const sweep_row **trial = malloc(n * sizeof *trial);
 	int st = col && diff && trial ? SKV_OK : SKV_ENOMEM;
-	for (size_t c = 0; c < n && st == SKV_OK; c++)
-		st = summarize(&r->rows[c], sw->rows + c * T, T, o, col, 0);
-	if (st == SKV_OK)
-		st = summarize(&r->fixed, sw->rows + n * T, T, o, col, 0);
 	rec_row fl;
-	if (st == SKV_OK && (st = summarize(&fl, sw->rows, T, o, col, 1)) == SKV_OK) {
+	if (st == SKV_OK && (st = summarize(&fl, sw->rows, T, o, 0.0, col, 1)) == SKV_OK) {
 		r->floor_median = fl.err_median;
 		r->floor_max = fl.err_max;
+		r->tol = o->tol_multiple ? o->tol * r->floor_max : o->tol;
 	}
+	for (size_t c = 0; c < n && st == SKV_OK; c++)
+		st = summarize(&r->rows[c], sw->rows + c * T, T, o, r->tol, col, 0);
+	if (st == SKV_OK)
+		st = summarize(&r->fixed, sw->rows + n * T, T, o, r->tol, col, 0);
 	r->spread_ulps = r->spread_norm_rel = 0.0;
 	for (size_t t = 0; t < T && st == SKV_OK; t++) {
 		for (size_t c = 0; c < n; c++)

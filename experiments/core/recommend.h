@@ -45,7 +45,9 @@ typedef struct {
 	skv_config cfg;           /* the stage formats the rows run with (the preset resolved) */
 	skv_merge_spec merge;
 	skv_dist dist;
-	double score_scale, lse_offset, tol;
+	double score_scale, lse_offset;
+	double tol;       /* --tol: in the metric's units, or the multiple K of --tol=Kx */
+	int tol_multiple; /* --tol=Kx: the threshold is K times the floor's max over the trials */
 	rec_metric metric;
 	unsigned trials;
 	uint64_t seed;
@@ -76,7 +78,7 @@ typedef struct {
 	double err_median;         /* over the trials whose error is not NaN (type 7) */
 	double err_max;            /* NaN if any trial gave NaN */
 	size_t nan_trials;
-	int within_tol; /* err_max <= tol (a NaN max is never within) */
+	int within_tol; /* err_max <= the threshold (a NaN max is never within) */
 	int fa2;        /* FA2's own pick */
 	int allowed;    /* splits <= --max-splits: may be recommended */
 } rec_row;
@@ -99,6 +101,7 @@ typedef struct {
 	                            * near zero has a tiny ulp and dominates it */
 	double spread_norm_rel;    /* max over trials and pairs of ||o_a - o_b|| / ||truth|| */
 	double floor_median, floor_max; /* the metric of the exact output rounded to the output format */
+	double tol;                /* the threshold applied: --tol, or K floor_max for --tol=Kx */
 	unsigned *skipped;         /* ineligible counts dropped from pow2 or a list, ascending */
 	size_t nskipped;
 } rec_result;
