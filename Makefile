@@ -1,4 +1,4 @@
-# skv - one Makefile: `make`, `make check`, `make sanitize`, `make fuzz`, `make report`, `make bench`.
+# skv - one Makefile: `make`, `make check`, `make sanitize`, `make fuzz`, `make report`, `make bench`, `make install`.
 # Sources are found by wildcard: lib/*.c is the library, experiments/*.c the
 # program (experiments/cli/main.c holds main), tests/test_*.c one cmocka binary each.
 
@@ -23,7 +23,7 @@ TESTS    := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCHES  := $(BENCH_SRC:tests/%.c=$(B)/tests/%)
 DEPS_OK  := $(B)/.deps-ok
 
-.PHONY: all check sanitize fuzz report bench clean deps
+.PHONY: all check sanitize fuzz report bench clean deps install uninstall
 all: $(B)/libskv.a $(B)/skv
 
 # Installs MPFR, GMP, cmocka and gnuplot when a header or tool is missing.
@@ -49,6 +49,53 @@ $(B)/skv: $(B)/experiments/cli/main.o $(B)/libskvapp.a $(B)/libskv.a
 
 $(B)/tests/%: $(B)/tests/%.o $(B)/libskvapp.a $(B)/libskv.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+# The shared library: the same sources compiled position-independent, with a
+# soname that changes only when the ABI does (SOVER).
+VERSION := $(shell sed -n 's/^\#define SKV_VERSION "\(.*\)"/\1/p' lib/skv.h)
+SOVER   := 0
+PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
+SO      := $(B)/libskv.so.$(VERSION)
+
+$(B)/pic/%.o: %.c $(wildcard lib/*.h) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(SO): $(PIC_OBJ) scripts/skv.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libskv.so.$(SOVER) -Wl,--version-script=scripts/skv.map \
+	  -o $@ $(PIC_OBJ) $(LDLIBS)
+
+$(B)/skv.pc: scripts/skv.pc.in lib/skv.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/skv.pc.in > $@
+
+# The manual page, written from the program's own --help texts.
+$(B)/skv.1: $(B)/skv scripts/man.sh
+	sh scripts/man.sh $(B)/skv > $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the program, both libraries,
+# the header, pkg-config's skv.pc, the man page and the chart scripts (which
+# skv report finds in PREFIX/share/skv next to PREFIX/bin/skv).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+D       := $(DESTDIR)$(PREFIX)
+install: $(B)/skv $(B)/libskv.a $(SO) $(B)/skv.1
+	@rm -f $(B)/skv.pc && $(MAKE) --no-print-directory $(B)/skv.pc PREFIX=$(PREFIX)
+	install -d $(D)/bin $(D)/lib/pkgconfig $(D)/include $(D)/share/man/man1 $(D)/share/skv
+	install -m 755 $(B)/skv $(D)/bin/skv
+	install -m 644 $(B)/libskv.a $(D)/lib/libskv.a
+	install -m 755 $(SO) $(D)/lib/libskv.so.$(VERSION)
+	ln -sf libskv.so.$(VERSION) $(D)/lib/libskv.so.$(SOVER)
+	ln -sf libskv.so.$(SOVER) $(D)/lib/libskv.so
+	install -m 644 lib/skv.h $(D)/include/skv.h
+	install -m 644 $(B)/skv.pc $(D)/lib/pkgconfig/skv.pc
+	install -m 644 $(B)/skv.1 $(D)/share/man/man1/skv.1
+	install -m 644 scripts/*.gp $(D)/share/skv/
+
+uninstall:
+	rm -f $(D)/bin/skv $(D)/lib/libskv.a $(D)/lib/libskv.so.$(VERSION) $(D)/lib/libskv.so.$(SOVER) \
+	  $(D)/lib/libskv.so $(D)/include/skv.h $(D)/lib/pkgconfig/skv.pc $(D)/share/man/man1/skv.1
+	rm -f $(addprefix $(D)/share/skv/,$(notdir $(wildcard scripts/*.gp)))
+	-rmdir $(D)/share/skv 2>/dev/null
 
 check: $(TESTS) $(B)/skv
 	@sh scripts/run-tests.sh $(TESTS)

@@ -2,7 +2,7 @@
 # deps.sh - make sure skv's build, test, fuzz and report dependencies are installed (Debian 12).
 # Installs them with apt-get when run as root; otherwise prints the command and fails.
 set -u
-PKGS="libmpfr-dev libgmp-dev libcmocka-dev gnuplot-nox clang libomp-dev libclang-rt-14-dev python3-numpy"
+PKGS="libmpfr-dev libgmp-dev libcmocka-dev gnuplot-nox clang libomp-dev libclang-rt-14-dev python3-numpy pkg-config groff-base binutils"
 
 missing=""
 have_header() {
@@ -28,6 +28,10 @@ command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 fuzzer_ok || missing="$missing clang libomp-dev libclang-rt-14-dev"
 # numpy for the tests that read files numpy itself wrote (Debian's python3)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || missing="$missing python3-numpy"
+# make install's test: pkg-config builds the README example, groff renders the man page
+command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
+command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
 [ -z "$missing" ] && exit 0
 
 cmd="apt-get update && apt-get install -y$missing"

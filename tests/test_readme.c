@@ -1,4 +1,4 @@
-/* test_readme.c - the README's examples run as shown: the C program's output and skv recommend's table. */
+/* test_readme.c - the README's examples run as shown: the C program's output, skv recommend's table, and make install with pkg-config. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,6 +164,86 @@ static void test_recommend_example(void **state)
 	free(doc);
 }
 
+/*
+ * make install into a temporary prefix: the README's C example builds with
+ * `pkg-config --cflags --libs skv` against the shared library (its soname
+ * libskv.so.0) and against the static one, and prints what the README
+ * shows; the installed program runs, finds its chart scripts in
+ * PREFIX/share/skv and draws a chart; the man page renders; make uninstall
+ * leaves no file behind. Not under the sanitizers: the installed library is
+ * the plain build's.
+ */
+static void test_install(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();
+#else
+	char path[8192], cmd[65536], dir[] = "/tmp/skv-install-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd, "make -s --no-print-directory -C '%s' install B='%s' PREFIX='%s/p' >/dev/null", root,
+		 build, dir);
+	char *got = run(cmd);
+	assert_non_null(got);
+	free(got);
+	snprintf(path, sizeof path, "%s/README.md", root);
+	char *doc = slurp(path);
+	assert_non_null(doc);
+	const char *ex = strstr(doc, "### Example: merging split partials");
+	assert_non_null(ex);
+	char *code = block_after(doc, "### Example: merging split partials", "c"), *want = block_after(ex, "\nprints\n", "");
+	assert_non_null(code);
+	assert_non_null(want);
+	snprintf(path, sizeof path, "%s/example.c", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(code, f);
+	fclose(f);
+	const char *link[2] = {
+		"$(pkg-config --cflags --libs skv)",
+		"$(pkg-config --cflags skv) \"$P/lib/libskv.a\" $(pkg-config --libs-only-l mpfr gmp) -lm -fopenmp"};
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof cmd,
+			 "P='%s/p'; export PKG_CONFIG_PATH=\"$P/lib/pkgconfig\"; "
+			 "cc -std=c11 -Wall -Wextra -Werror -o '%s/ex%d' '%s' %s && "
+			 "LD_LIBRARY_PATH=\"$P/lib\" '%s/ex%d'",
+			 dir, dir, k, path, link[k], dir, k);
+		got = run(cmd);
+		assert_non_null(got);
+		if (strcmp(got, want) != 0)
+			fail_msg("%s:%d: installed example (%s) printed\n%s", __FILE__, __LINE__, k ? "static" : "shared", got);
+		free(got);
+	}
+	snprintf(cmd, sizeof cmd, "readelf -d '%s/ex0' | grep -c 'NEEDED.*libskv.so.0'", dir);
+	got = run(cmd);
+	assert_non_null(got);
+	assert_string_equal(got, "1\n");
+	free(got);
+	snprintf(cmd, sizeof cmd,
+		 "cd '%s' && p/bin/skv --version && groff -man -Tutf8 -ww -z p/share/man/man1/skv.1 && "
+		 "p/bin/skv run merge-rule --ctx=64 --head-dim=4 --splits=2 --trials=1 --out=r >/dev/null 2>&1 && "
+		 "(! command -v gnuplot >/dev/null || (p/bin/skv report r >/dev/null 2>&1 && test -s r/merge-rule.png))",
+		 dir);
+	got = run(cmd);
+	assert_non_null(got);
+	assert_non_null(strstr(got, "skv "));
+	free(got);
+	snprintf(cmd, sizeof cmd,
+		 "make -s --no-print-directory -C '%s' uninstall B='%s' PREFIX='%s/p' >/dev/null && "
+		 "find '%s/p' -type f -o -type l | wc -l",
+		 root, build, dir, dir);
+	got = run(cmd);
+	assert_non_null(got);
+	assert_string_equal(got, "0\n");
+	free(got);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(code);
+	free(want);
+	free(doc);
+#endif
+}
+
 int main(void)
 {
 	if (!find_dirs()) {
@@ -173,6 +253,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_example),
 		cmocka_unit_test(test_recommend_example),
+		cmocka_unit_test(test_install),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

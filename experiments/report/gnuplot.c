@@ -80,9 +80,14 @@ int gnuplot_scripts(char *buf, size_t n)
 				break;
 			*slash = '\0';
 			if (up > 0) {
+				/* a checkout (build/skv: ../scripts) or an installed
+				 * program (PREFIX/bin/skv: PREFIX/share/skv) */
 				char d[4096 + 16];
 				snprintf(d, sizeof d, "%s/scripts", exe);
 				if (try_dir(buf, n, d))
+					return SKV_OK;
+				snprintf(d, sizeof d, "%s/share/skv", exe);
+				if (up == 1 && try_dir(buf, n, d))
 					return SKV_OK;
 			}
 		}
