@@ -31,15 +31,22 @@ static const char *fa2_invalid(const skv_heur_input *in)
 /* Split s is blocks [s per, (s + 1) per) of block_n keys with per =
  * ceil(nblocks / S) (flash_fwd_kernel.h:535-539): span per x block_n, the
  * layout skv_fa2_bounds writes. */
+static void fa2_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	skv_fa2_decode f;
+	(void)skv_fa2_decode_init(&f, in->batch, in->heads, in->kv_heads, in->ctx, in->head_dim, in->sm_count);
+	c->splits = S;
+	c->tile = 0;
+	c->span = (size_t)heur_ceil_div(f.num_n_blocks, S) * f.block_n;
+}
+
 static void fa2_cut(heur_cut *c, const skv_heur_input *in)
 {
 	skv_fa2_decode f;
 	unsigned s = 1;
 	(void)skv_fa2_decode_init(&f, in->batch, in->heads, in->kv_heads, in->ctx, in->head_dim, in->sm_count);
 	(void)skv_fa2_num_splits(&s, f.batch_nheads_mblocks, f.num_sms, f.num_n_blocks, SKV_FA2_MAX_SPLITS);
-	c->splits = s;
-	c->tile = 0;
-	c->span = (size_t)heur_ceil_div(f.num_n_blocks, s) * f.block_n;
+	fa2_at(c, in, s);
 }
 
 /* ------------------------------------------------------------------ FA3 */
@@ -164,14 +171,20 @@ static unsigned fa3_heuristic(const fa3_args *a, unsigned num_sms)
 	return 1;
 }
 
+static void fa3_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	fa3_args a;
+	(void)fa3_args_of(&a, in);
+	c->splits = S;
+	c->tile = 0;
+	c->span = (size_t)heur_ceil_div(a.num_n_blocks, S) * a.block_n;
+}
+
 static void fa3_cut(heur_cut *c, const skv_heur_input *in)
 {
 	fa3_args a;
 	(void)fa3_args_of(&a, in);
-	const unsigned s = fa3_heuristic(&a, in->sm_count);
-	c->splits = s;
-	c->tile = 0;
-	c->span = (size_t)heur_ceil_div(a.num_n_blocks, s) * a.block_n;
+	fa3_at(c, in, fa3_heuristic(&a, in->sm_count));
 }
 
 /* -------------------------------------------------------------- vLLM v2 */
@@ -201,6 +214,20 @@ static const char *vllm_invalid(const skv_heur_input *in)
 		if (in->head_dim == dims[i])
 			return NULL;
 	return "vllm-v2: head_dim not one the launcher compiles (32 64 80 96 112 120 128 192 256)";
+}
+
+/* S partitions: vLLM's partition size is a compile-time constant, so S
+ * other than its own means another PARTITION_SIZE: ceil(ctx / S) rounded up
+ * to the KV block size (16, vLLM's default; the launcher asserts
+ * PARTITION_SIZE % block_size == 0), as many as cover the keys. */
+#define VLLM_BLOCK 16u
+
+static void vllm_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	const uint64_t part = heur_ceil_div(heur_ceil_div(in->ctx, S), VLLM_BLOCK) * VLLM_BLOCK;
+	c->splits = (unsigned)heur_ceil_div(in->ctx, part);
+	c->tile = 0;
+	c->span = (size_t)part;
 }
 
 static void vllm_cut(heur_cut *c, const skv_heur_input *in)
@@ -254,6 +281,14 @@ static void xformers_cut(heur_cut *c, const skv_heur_input *in)
 	c->span = (size_t)heur_ceil_div(mk, split);
 }
 
+/* S splits of ceil(Mk / S) keys (split_size, triton_splitk.py:839). */
+static void xformers_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	c->splits = S;
+	c->tile = 0;
+	c->span = (size_t)heur_ceil_div(in->ctx, S);
+}
+
 /* ----------------------------------------------------------------- Flex */
 
 /*
@@ -283,15 +318,21 @@ static const char *flex_invalid(const skv_heur_input *in)
 	return NULL;
 }
 
+/* S splits of TILE_KV = ceil(ceil(KV_LEN / S) / BLOCK_N) BLOCK_N keys. */
+static void flex_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	c->splits = S;
+	c->tile = 0;
+	c->span = (size_t)(heur_ceil_div(heur_ceil_div(in->ctx, S), FLEX_BLOCK_N) * FLEX_BLOCK_N);
+}
+
 static void flex_cut(heur_cut *c, const skv_heur_input *in)
 {
 	const uint64_t bh = (uint64_t)in->batch * in->kv_heads;
 	uint64_t s = in->sm_count / bh * 2;
 	if (s < 1)
 		s = 1;
-	c->splits = (unsigned)s;
-	c->tile = 0;
-	c->span = (size_t)(heur_ceil_div(heur_ceil_div(in->ctx, s), FLEX_BLOCK_N) * FLEX_BLOCK_N);
+	flex_at(c, in, (unsigned)s);
 }
 
 /* ---------------------------------------------------------------- table */
@@ -300,15 +341,16 @@ static const struct {
 	const char *name;
 	const char *(*invalid)(const skv_heur_input *);
 	void (*cut)(heur_cut *, const skv_heur_input *);
+	void (*at)(heur_cut *, const skv_heur_input *, unsigned); /* the layout of a forced count */
 } systems[] = {
-	[SKV_HEUR_FA2] = {"fa2", fa2_invalid, fa2_cut},
-	[SKV_HEUR_FA3] = {"fa3", fa3_invalid, fa3_cut},
-	[SKV_HEUR_FLASHINFER] = {"flashinfer", heur_flashinfer_invalid, heur_flashinfer_cut},
-	[SKV_HEUR_VLLM_V2] = {"vllm-v2", vllm_invalid, vllm_cut},
-	[SKV_HEUR_XFORMERS] = {"xformers", xformers_invalid, xformers_cut},
-	[SKV_HEUR_SGLANG] = {"sglang", heur_sglang_invalid, heur_sglang_cut},
-	[SKV_HEUR_FLEX] = {"flex", flex_invalid, flex_cut},
-	[SKV_HEUR_LLAMACPP_CUDA] = {"llamacpp-cuda", heur_llamacpp_invalid, heur_llamacpp_cut},
+	[SKV_HEUR_FA2] = {"fa2", fa2_invalid, fa2_cut, fa2_at},
+	[SKV_HEUR_FA3] = {"fa3", fa3_invalid, fa3_cut, fa3_at},
+	[SKV_HEUR_FLASHINFER] = {"flashinfer", heur_flashinfer_invalid, heur_flashinfer_cut, heur_flashinfer_at},
+	[SKV_HEUR_VLLM_V2] = {"vllm-v2", vllm_invalid, vllm_cut, vllm_at},
+	[SKV_HEUR_XFORMERS] = {"xformers", xformers_invalid, xformers_cut, xformers_at},
+	[SKV_HEUR_SGLANG] = {"sglang", heur_sglang_invalid, heur_sglang_cut, heur_sglang_at},
+	[SKV_HEUR_FLEX] = {"flex", flex_invalid, flex_cut, flex_at},
+	[SKV_HEUR_LLAMACPP_CUDA] = {"llamacpp-cuda", heur_llamacpp_invalid, heur_llamacpp_cut, heur_llamacpp_at},
 };
 _Static_assert(sizeof systems / sizeof systems[0] == SKV_HEUR_NSYSTEMS, "one row per system");
 
@@ -352,6 +394,18 @@ static void heur_fill(size_t *bounds, const heur_cut *c, size_t n, size_t nbound
 		bounds[i] = i < used ? i * step : n;
 }
 
+/* The plan of a cut: nbounds, and the bounds when asked. */
+static int heur_plan_of(skv_heur_plan *plan, size_t *bounds, size_t cap, const heur_cut *c, size_t n)
+{
+	const size_t nbounds = c->tile ? n / c->tile + (n % c->tile != 0) + 1 : (size_t)c->splits + 1;
+	if (bounds != NULL && cap < nbounds)
+		return SKV_ERANGE;
+	if (bounds != NULL)
+		heur_fill(bounds, c, n, nbounds);
+	*plan = (skv_heur_plan){c->splits, c->tile, c->tile ? c->tile : c->span, nbounds};
+	return SKV_OK;
+}
+
 int skv_heur_splits(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_system s,
 		    const skv_heur_input *in)
 {
@@ -359,12 +413,15 @@ int skv_heur_splits(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_sy
 		return SKV_EINVAL;
 	heur_cut c;
 	systems[s].cut(&c, in);
-	const size_t n = in->ctx;
-	const size_t nbounds = c.tile ? n / c.tile + (n % c.tile != 0) + 1 : (size_t)c.splits + 1;
-	if (bounds != NULL && cap < nbounds)
-		return SKV_ERANGE;
-	if (bounds != NULL)
-		heur_fill(bounds, &c, n, nbounds);
-	*plan = (skv_heur_plan){c.splits, c.tile, c.tile ? c.tile : c.span, nbounds};
-	return SKV_OK;
+	return heur_plan_of(plan, bounds, cap, &c, in->ctx);
+}
+
+int skv_heur_layout(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_system s,
+		    const skv_heur_input *in, unsigned splits)
+{
+	if (plan == NULL || splits == 0 || splits > in->ctx || skv_heur_invalid(s, in) != NULL)
+		return SKV_EINVAL;
+	heur_cut c;
+	systems[s].at(&c, in, splits);
+	return heur_plan_of(plan, bounds, cap, &c, in->ctx);
 }

@@ -23,6 +23,10 @@ const char *heur_sglang_invalid(const skv_heur_input *in);
 void heur_sglang_cut(heur_cut *c, const skv_heur_input *in);
 const char *heur_llamacpp_invalid(const skv_heur_input *in);
 void heur_llamacpp_cut(heur_cut *c, const skv_heur_input *in);
+/* The cut each system makes when it runs S splits (skv_heur_layout). */
+void heur_flashinfer_at(heur_cut *c, const skv_heur_input *in, unsigned S);
+void heur_sglang_at(heur_cut *c, const skv_heur_input *in, unsigned S);
+void heur_llamacpp_at(heur_cut *c, const skv_heur_input *in, unsigned S);
 
 /* ceil(a / b) for b > 0, without the overflow of a + b - 1. */
 static inline uint64_t heur_ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }

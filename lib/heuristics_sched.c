@@ -85,6 +85,16 @@ void heur_flashinfer_cut(heur_cut *c, const skv_heur_input *in)
 	c->span = (size_t)(chunk * in->page_size);
 }
 
+/* S splits: chunks of ceil(pages / S) pages, as many as cover the pages
+ * (the plan's own count from a chunk size; can be below S). */
+void heur_flashinfer_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	const uint64_t pages = heur_ceil_div(in->ctx, in->page_size), chunk = heur_ceil_div(pages, S);
+	c->splits = (unsigned)heur_ceil_div(pages, chunk);
+	c->tile = 0;
+	c->span = (size_t)(chunk * in->page_size);
+}
+
 int skv_flashinfer_merge_layout(unsigned *vec, unsigned *bdx, unsigned *bdy, unsigned head_dim,
 				unsigned partial_bytes)
 {
@@ -174,9 +184,16 @@ void heur_sglang_cut(heur_cut *c, const skv_heur_input *in)
 		const uint64_t s2 = heur_ceil_div(len, heur_ceil_div(len, ms2));
 		s = s1 > s2 ? s1 : s2;
 	}
-	c->splits = (unsigned)s;
+	heur_sglang_at(c, in, (unsigned)s);
+}
+
+/* S splits of kv_len_per_split = cdiv(cdiv(len, S), 32) 32 keys, trailing
+ * ones empty when the rounding covers the keys early. */
+void heur_sglang_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	c->splits = S;
 	c->tile = 0;
-	c->span = (size_t)(heur_ceil_div(heur_ceil_div(len, s), SGLANG_MIN_BLOCK_KV) * SGLANG_MIN_BLOCK_KV);
+	c->span = (size_t)(heur_ceil_div(heur_ceil_div(in->ctx, S), SGLANG_MIN_BLOCK_KV) * SGLANG_MIN_BLOCK_KV);
 }
 
 /* ------------------------------------------------------- llama.cpp CUDA */
@@ -238,7 +255,14 @@ void heur_llamacpp_cut(heur_cut *c, const skv_heur_input *in)
 			p = t;
 		}
 	}
-	c->splits = (unsigned)p;
+	heur_llamacpp_at(c, in, (unsigned)p);
+}
+
+/* S blocks taking the 128-key tiles round-robin. */
+void heur_llamacpp_at(heur_cut *c, const skv_heur_input *in, unsigned S)
+{
+	(void)in;
+	c->splits = S;
 	c->tile = LLAMACPP_TILE;
 	c->span = LLAMACPP_TILE;
 }

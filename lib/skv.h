@@ -654,6 +654,18 @@ const char *skv_heur_invalid(skv_heur_system s, const skv_heur_input *in);
  * SKV_ERANGE when cap < the plan's nbounds. Nothing is written on error. */
 int skv_heur_splits(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_system s,
 		    const skv_heur_input *in);
+/* The plan system s makes when it runs `splits` splits on `in` instead of
+ * its own count: the same layout rule with the count forced (fa2, fa3:
+ * ceil(blocks / S) blocks of the system's block_n keys; sglang: the split
+ * length rounded up to 32; flex: to 64; xformers: ceil(ctx / S); llamacpp-
+ * cuda: 128-key tiles round-robin over S blocks). FlashInfer and vLLM size
+ * a chunk, not a count: chunks of ceil(pages / S) pages, partitions of
+ * ceil(ctx / S) keys rounded up to 16, as many as cover the keys, so
+ * plan->splits can be below `splits`. For the other systems the layout at
+ * the count skv_heur_splits chooses is skv_heur_splits' plan. Errors as
+ * skv_heur_splits, and SKV_EINVAL for splits 0 or above ctx. */
+int skv_heur_layout(skv_heur_plan *plan, size_t *bounds, size_t cap, skv_heur_system s,
+		    const skv_heur_input *in, unsigned splits);
 
 /* FlashInfer's merge kernel thread layout (VariableLengthMergeStates,
  * include/flashinfer/attention/cascade.cuh:704-707 at fb28d7242b35):

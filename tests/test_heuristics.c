@@ -508,6 +508,95 @@ static void test_layout_sweep(void **state)
 	assert_true(accepted > 8000); /* most draws are in every domain */
 }
 
+/* The layout of a forced count: check_layout's rules for every system and
+ * count; the system's own count gives skv_heur_splits' plan exactly for the
+ * systems that choose a count (flashinfer and vllm-v2 choose a chunk size,
+ * so their forced layout at their own count may differ); pinned cases from
+ * each rule by hand; and the count out of range refused. */
+static size_t *forced(skv_heur_plan *p, skv_heur_system s, const skv_heur_input *in, unsigned S, int line)
+{
+	CHECK_OK(skv_heur_layout(p, NULL, 0, s, in, S));
+	size_t *b = malloc(p->nbounds * sizeof *b);
+	assert_non_null(b);
+	skv_heur_plan q;
+	CHECK_OK(skv_heur_layout(&q, b, p->nbounds, s, in, S));
+	assert_memory_equal(&q, p, sizeof q);
+	check_layout(s, in, p, b, line);
+	return b;
+}
+
+static void test_forced_layout(void **state)
+{
+	(void)state;
+	uint64_t x = 0x13198a2e03707344u;
+	static const unsigned dims[] = {64, 128, 256}, counts[] = {1, 2, 3, 7, 64, 1000};
+	for (int k = 0; k < 300; k++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		const unsigned r = (unsigned)(x >> 33);
+		const skv_heur_input in = IN(1 + r % 8, 32, 8, 1 + (r >> 3) % 70000, dims[(r >> 20) % 3], 1 + (r >> 22) % 160,
+					     2, 1 + (r >> 29) % 2, 16, 0, 0);
+		for (unsigned s = 0; s < SKV_HEUR_NSYSTEMS; s++) {
+			const skv_heur_system sys = (skv_heur_system)s;
+			if (skv_heur_invalid(sys, &in))
+				continue;
+			skv_heur_plan own, p;
+			size_t *b0 = plan_of(&own, sys, &in, __LINE__);
+			size_t *b1 = forced(&p, sys, &in, own.splits, __LINE__);
+			if (sys != SKV_HEUR_FLASHINFER && sys != SKV_HEUR_VLLM_V2 &&
+			    (memcmp(&own, &p, sizeof p) != 0 || memcmp(b0, b1, p.nbounds * sizeof *b0) != 0))
+				fail_msg("%s:%d: %s ctx %u: the layout at its own count %u is not its plan", __FILE__,
+					 __LINE__, skv_heur_name(sys), in.ctx, own.splits);
+			free(b0);
+			free(b1);
+			for (size_t c = 0; c < NELEM(counts) && counts[c] <= in.ctx; c++) {
+				size_t *b = forced(&p, sys, &in, counts[c], __LINE__);
+				const int chunked = sys == SKV_HEUR_FLASHINFER || sys == SKV_HEUR_VLLM_V2;
+				if (chunked ? p.splits > counts[c] : p.splits != counts[c])
+					fail_msg("%s:%d: %s: %u splits asked, %u planned", __FILE__, __LINE__,
+						 skv_heur_name(sys), counts[c], p.splits);
+				free(b);
+			}
+		}
+	}
+	const skv_heur_input in = IN(1, 32, 8, 1000, 128, 132, 2, 1, 16, 0, 0);
+	static const struct {
+		skv_heur_system sys;
+		unsigned S, splits;
+		size_t span;
+	} pin[] = {
+		/* 63 pages of 16: chunks of ceil(63 / S) pages */
+		{SKV_HEUR_FLASHINFER, 4, 4, 256},
+		{SKV_HEUR_FLASHINFER, 10, 9, 112}, /* 7 pages: ceil(63 / 7) = 9 chunks */
+		/* partitions ceil(1000 / S) rounded up to 16 */
+		{SKV_HEUR_VLLM_V2, 3, 3, 336},
+		{SKV_HEUR_VLLM_V2, 64, 63, 16},
+		{SKV_HEUR_SGLANG, 3, 3, 352},   /* 334 up to 32 */
+		{SKV_HEUR_SGLANG, 30, 30, 64},  /* 34 up to 64: 16 splits cover the keys, 14 empty */
+		{SKV_HEUR_FLEX, 3, 3, 384},     /* 334 up to 64 */
+		{SKV_HEUR_XFORMERS, 3, 3, 334},
+		{SKV_HEUR_LLAMACPP_CUDA, 3, 3, 128},
+	};
+	for (size_t i = 0; i < NELEM(pin); i++) {
+		skv_heur_plan p;
+		size_t *b = forced(&p, pin[i].sys, &in, pin[i].S, __LINE__);
+		if (p.splits != pin[i].splits || p.span != pin[i].span)
+			fail_msg("%s:%d: %s S %u: %u splits span %zu, expected %u span %zu", __FILE__, __LINE__,
+				 skv_heur_name(pin[i].sys), pin[i].S, p.splits, p.span, pin[i].splits, pin[i].span);
+		free(b);
+	}
+	/* FA2's forced layout is skv_fa2_bounds at its block_n */
+	skv_fa2_decode f;
+	CHECK_OK(skv_fa2_decode_init(&f, 1, 32, 8, 1000, 128, 132));
+	size_t want[8], *b;
+	skv_heur_plan p;
+	CHECK_OK(skv_fa2_bounds(want, 1000, f.block_n, 7));
+	b = forced(&p, SKV_HEUR_FA2, &in, 7, __LINE__);
+	assert_memory_equal(b, want, 8 * sizeof *b);
+	free(b);
+	assert_int_equal(skv_heur_layout(&p, NULL, 0, SKV_HEUR_FA2, &in, 0), SKV_EINVAL);
+	assert_int_equal(skv_heur_layout(&p, NULL, 0, SKV_HEUR_FA2, &in, 1001), SKV_EINVAL);
+}
+
 /* Bad input: SKV_EINVAL or SKV_ERANGE, the plan and the bounds untouched. */
 static void test_errors(void **state)
 {
@@ -586,7 +675,8 @@ int main(void)
 		cmocka_unit_test(test_names),	       cmocka_unit_test(test_fa3),
 		cmocka_unit_test(test_fa2_mapping),    cmocka_unit_test(test_flashinfer),
 		cmocka_unit_test(test_vllm_xformers),  cmocka_unit_test(test_sglang_flex_llamacpp),
-		cmocka_unit_test(test_layout_sweep),   cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_layout_sweep),   cmocka_unit_test(test_forced_layout),
+		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_largest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
