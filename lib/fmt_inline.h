@@ -67,6 +67,7 @@ typedef struct {
 	unsigned char scale;  /* 1 for a scale-only format */
 	unsigned char zero;   /* 1 if the format has a zero */
 	unsigned char kind;   /* skv_rnd_kind_i */
+	unsigned char bits;   /* width of its encoding in memory (tf32: the 32-bit word it is held in) */
 	unsigned sh;          /* 53 - p: low pattern bits dropped */
 	uint64_t keep;        /* ~((1 << sh) - 1): the kept pattern bits */
 	uint64_t half;        /* added before the drop: see skv_round_bits_i */
@@ -79,11 +80,12 @@ typedef struct {
 /* sh for p <= 52 (the rows that round on bits); 1 for the others, whose
  * derived columns are unused. */
 #define SKV_I_SH(p) ((p) <= 52 ? 53 - (p) : 1)
-#define SKV_I_ROW(nm, p_, emin_, emax_, max_, ovf_, sgn_, scale_, zero_, kind_)                              \
+#define SKV_I_ROW(nm, p_, emin_, emax_, max_, ovf_, sgn_, scale_, zero_, kind_, bits_)                       \
 	{                                                                                                     \
 		.name = (nm), .p = (p_), .emin = (emin_), .emax = (emax_), .max = (max_), .ovf = (ovf_),       \
 		.ovfval = (ovf_) == SKV_OVERFLOW_INF ? INFINITY : (ovf_) == SKV_OVERFLOW_NAN ? NAN : (max_),   \
-		.sgn = (sgn_), .scale = (scale_), .zero = (zero_), .kind = (kind_), .sh = SKV_I_SH(p_),        \
+		.sgn = (sgn_), .scale = (scale_), .zero = (zero_), .kind = (kind_), .bits = (bits_),            \
+		.sh = SKV_I_SH(p_),                                                                            \
 		.keep = ~((UINT64_C(1) << SKV_I_SH(p_)) - 1),                                                  \
 		.half = (UINT64_C(1) << (SKV_I_SH(p_) - 1)) - ((p_) == 1 ? 0 : 1), .lsb = (p_) == 1 ? 0 : 1,   \
 		.minbits = SKV_I_POW2_BITS(emin_), .subc = SKV_I_POW2_BITS((emin_) - (p_) + 53),              \
@@ -92,7 +94,7 @@ typedef struct {
 
 /*
  * The formats, one X(id, name, p, emin, emax, max, overflow policy, signed,
- * scale-only, has zero, rounding kind) row each: the table skv_fmts_i and
+ * scale-only, has zero, rounding kind, bits in memory) row each: the table skv_fmts_i and
  * the dispatch of skv_round_i are both generated from this list, so a new
  * format is an enum value in skv.h, a row here, and its tests.
  * Sources for each row's parameters (the OCP PDFs as transcribed in the
@@ -164,18 +166,18 @@ typedef struct {
  *   them as stage formats (skv_format_is_scale).
  */
 #define SKV_I_FORMATS(X)                                                                                      \
-	X(SKV_FP16, "fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)                     \
-	X(SKV_BF16, "bf16", 8, -126, 127, 0x1.fep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)                 \
-	X(SKV_FP32, "fp32", 24, -126, 127, 0x1.fffffep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_HW32)            \
-	X(SKV_FP64, "fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_ID)    \
-	X(SKV_TF32, "tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)               \
-	X(SKV_E4M3, "e4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_NAN, 1, 0, 1, SKV_RND_BITS)                          \
-	X(SKV_E4M3_SAT, "e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS)                  \
-	X(SKV_E5M2, "e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS)                      \
-	X(SKV_E5M2_SAT, "e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS)              \
-	X(SKV_E2M1, "e2m1", 2, 0, 2, 6.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS)                             \
-	X(SKV_E8M0, "e8m0", 1, -127, 127, 0x1p127, SKV_OVERFLOW_SAT, 0, 1, 0, SKV_RND_BITS)                    \
-	X(SKV_UE4M3, "ue4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 0, 1, 1, SKV_RND_BITS)
+	X(SKV_FP16, "fp16", 11, -14, 15, 65504.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS, 16)                     \
+	X(SKV_BF16, "bf16", 8, -126, 127, 0x1.fep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS, 16)                 \
+	X(SKV_FP32, "fp32", 24, -126, 127, 0x1.fffffep127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_HW32, 32)            \
+	X(SKV_FP64, "fp64", 53, -1022, 1023, 0x1.fffffffffffffp1023, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_ID, 64)    \
+	X(SKV_TF32, "tf32", 11, -126, 127, 0x1.ffcp127, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS, 32)               \
+	X(SKV_E4M3, "e4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_NAN, 1, 0, 1, SKV_RND_BITS, 8)                          \
+	X(SKV_E4M3_SAT, "e4m3-sat", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS, 8)                  \
+	X(SKV_E5M2, "e5m2", 3, -14, 15, 57344.0, SKV_OVERFLOW_INF, 1, 0, 1, SKV_RND_BITS, 8)                      \
+	X(SKV_E5M2_SAT, "e5m2-sat", 3, -14, 15, 57344.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS, 8)              \
+	X(SKV_E2M1, "e2m1", 2, 0, 2, 6.0, SKV_OVERFLOW_SAT, 1, 0, 1, SKV_RND_BITS, 4)                             \
+	X(SKV_E8M0, "e8m0", 1, -127, 127, 0x1p127, SKV_OVERFLOW_SAT, 0, 1, 0, SKV_RND_BITS, 8)                    \
+	X(SKV_UE4M3, "ue4m3", 4, -6, 8, 448.0, SKV_OVERFLOW_SAT, 0, 1, 1, SKV_RND_BITS, 8)
 
 #define SKV_I_ENTRY(id, ...) [id] = SKV_I_ROW(__VA_ARGS__),
 static const skv_fmt_i skv_fmts_i[] = {SKV_I_FORMATS(SKV_I_ENTRY)};

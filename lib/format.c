@@ -27,6 +27,12 @@ int skv_format_parse(skv_format *f, const char *name)
 	return SKV_EINVAL;
 }
 
+int skv_format_bits(skv_format f)
+{
+	const skv_fmt_i *r = skv_fmt_i_of(f);
+	return r ? r->bits : 0;
+}
+
 int skv_format_precision(skv_format f)
 {
 	const skv_fmt_i *r = skv_fmt_i_of(f);

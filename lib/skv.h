@@ -85,6 +85,10 @@ const char *skv_format_name(skv_format f);
 int skv_format_parse(skv_format *f, const char *name);
 /* Precision in bits, implicit bit included (11, 8, 24, 53, ...); 0 if unknown. */
 int skv_format_precision(skv_format f);
+/* Bits of f's encoding in memory: 16, 16, 32, 64, 32 (tf32 is held in a
+ * 32-bit word), 8 for the 8-bit formats and scales (ue4m3: 7 bits in a
+ * byte whose sign bit is 0), 4 for e2m1; 0 for an unknown f. */
+int skv_format_bits(skv_format f);
 /* Exponent of the smallest normal (-14, -126, -126, -1022, ...); INT_MIN if
  * unknown (e2m1's is 0). */
 int skv_format_emin(skv_format f);

@@ -118,7 +118,7 @@ static void test_bad_inputs(void **state)
 		    "skv: unknown merge 'median' for --merge (expected onepass, pairwise, mean, sum, flex)");
 	CHECK_PARSE("merge-rule", "--lse-base=10", SKV_EINVAL, "skv: unknown LSE base '10' for --lse-base (expected e, 2, e2)");
 	CHECK_PARSE("merge-rule", "--layout=zigzag", SKV_EINVAL,
-		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty, fa2, fixed)");
+		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty, fa2, fixed, system)");
 	CHECK_PARSE("merge-rule", "--ctx=12x", SKV_EINVAL,
 		    "skv: malformed number '12x' for --ctx (expected an integer in [1, 16777216])");
 	CHECK_PARSE("merge-rule", "--ctx=-1", SKV_EINVAL,
@@ -302,8 +302,8 @@ static void test_layouts(void **state)
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		for (size_t S = 1; S <= 128 && S <= ns[i]; S++)
 			for (int l = 0; l < NLAYOUTS; l++) {
-				if (l == LAYOUT_FIXED)
-					continue; /* takes its own split size: below */
+				if (l == LAYOUT_FIXED || l == LAYOUT_SYSTEM)
+					continue; /* its own split size (below), the shape (test_recommend) */
 				int st = layout_bounds(b, ns[i], S, (layout_id)l, 99, 128, 0);
 				if (l == LAYOUT_LAST_EMPTY && S == 1) {
 					assert_int_equal(st, SKV_EINVAL); /* one split cannot be the empty last */

@@ -79,11 +79,24 @@ static void test_every_value(void **state)
 			double want = isinf(x) && t->ovf != SKV_OVERFLOW_INF ? copysign(overflow_value(t), x) : x;
 			EXPECT_BOTH(nfail, "round(value)", t->f, x, want);
 		}
+		/* the library's storage width is the referee's encoding width
+		 * (tf32: its 19 bits held in a 32-bit word; ue4m3: 7 in a byte) */
+		const int want_bits = t->f == SKV_TF32 ? 32 : t->f == SKV_UE4M3 ? 8 : t->sbits + t->ebits + t->mbits;
+		if (skv_format_bits(t->f) != want_bits) {
+			print_error("%s:%d: %s: skv_format_bits %d, encoding %d bits\n", __FILE__, __LINE__,
+				    skv_format_name(t->f), skv_format_bits(t->f), want_bits);
+			nfail++;
+		}
 		EXPECT(nfail, "largest decoded", t->f, v[n - 1], v[n - 1], t->max);
 		EXPECT(nfail, "smallest positive decoded", t->f, v[0], v[v[0] == 0], t->min);
 		free(v);
 	}
 	assert_int_equal(nfail, 0);
+	assert_int_equal(skv_format_bits(SKV_FP16), 16);
+	assert_int_equal(skv_format_bits(SKV_BF16), 16);
+	assert_int_equal(skv_format_bits(SKV_FP32), 32);
+	assert_int_equal(skv_format_bits(SKV_FP64), 64);
+	assert_int_equal(skv_format_bits((skv_format)SKV_NFORMATS), 0);
 }
 
 /* ------------------------------------------------------------- midpoints */

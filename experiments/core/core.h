@@ -55,6 +55,11 @@ typedef enum {
 	P_CANDIDATES,
 	P_MAX_SPLITS,
 	P_FORMAT,
+	P_SYSTEM,        /* recommend: whose heuristic and layout (layout system) */
+	P_PAGE_SIZE,     /* recommend: flashinfer's page */
+	P_BLOCKS_PER_SM, /* recommend: flashinfer's and llama.cpp's occupancy input */
+	P_KV_SPLITS,     /* recommend: sglang's cap */
+	P_DETERMINISTIC, /* recommend: sglang's deterministic mode */
 	NPARAMS
 } param_id;
 
@@ -114,10 +119,11 @@ typedef enum {
 	LAYOUT_HOLES = 3,
 	LAYOUT_LAST_EMPTY = 4,
 	LAYOUT_ALL_EMPTY = 5,
-	LAYOUT_FA2 = 6,  /* skv_fa2_bounds with --block-size keys a block */
-	LAYOUT_FIXED = 7 /* splits of --split-size keys (skv recommend's fixed-size option) */
+	LAYOUT_FA2 = 6,   /* skv_fa2_bounds with --block-size keys a block */
+	LAYOUT_FIXED = 7, /* splits of --split-size keys (skv recommend's fixed-size option) */
+	LAYOUT_SYSTEM = 8 /* the layout --system makes of S splits (skv_heur_layout; skv recommend) */
 } layout_id;
-#define NLAYOUTS 8
+#define NLAYOUTS 9
 
 /* One value of a parameter: u for integers and enums, r for reals. */
 typedef struct {
@@ -149,6 +155,16 @@ int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t
 		  size_t split_size);
 /* The smallest split count the layout takes (2 for last-empty, else 1). */
 size_t layout_min_splits(layout_id layout);
+/* The heuristics' input of a point's values (recommend's shape parameters;
+ * kv-heads 0 is heads; element bytes 1 for an 8-bit input format, else 2),
+ * and the system of P_SYSTEM (SKV_EINVAL for "preset", which recommend
+ * resolves before measuring). */
+int layout_heur_input(skv_heur_input *in, skv_heur_system *sys, const param_value *v);
+/* Layout system: the S + 1 bounds of the system's layout of S splits.
+ * SKV_EINVAL when the system makes another count of S (a chunked system:
+ * flashinfer, vllm-v2) or interleaves its tiles (llamacpp-cuda), or the
+ * shape is outside its domain. */
+int layout_system_bounds(size_t *bounds, size_t S, const param_value *v);
 
 /* ------------------------------------------------------------ experiments */
 

@@ -110,6 +110,42 @@ int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t
 		free(grid);
 		return SKV_OK;
 	}
+	case LAYOUT_SYSTEM: /* needs the shape: layout_system_bounds */
+		return SKV_EINVAL;
 	}
 	return SKV_EINVAL;
+}
+
+int layout_heur_input(skv_heur_input *in, skv_heur_system *sys, const param_value *v)
+{
+	const unsigned heads = (unsigned)v[P_HEADS].u, kv = (unsigned)v[P_KV_HEADS].u;
+	const skv_format f = (skv_format)v[P_INPUT].u;
+	*in = (skv_heur_input){
+		.batch = (unsigned)v[P_BATCH].u,
+		.heads = heads,
+		.kv_heads = kv ? kv : heads,
+		.ctx = (unsigned)v[P_CTX].u,
+		.head_dim = (unsigned)v[P_HEAD_DIM].u,
+		.sm_count = (unsigned)v[P_SMS].u,
+		.elem_bytes = skv_format_bits(f) <= 8 ? 1u : 2u, /* fa3's e4m3 path or its 16-bit one */
+		.blocks_per_sm = (unsigned)v[P_BLOCKS_PER_SM].u,
+		.page_size = (unsigned)v[P_PAGE_SIZE].u,
+		.max_splits = (unsigned)v[P_KV_SPLITS].u,
+		.deterministic = (int)v[P_DETERMINISTIC].u,
+	};
+	if (v[P_SYSTEM].u == 0)
+		return SKV_EINVAL;
+	*sys = (skv_heur_system)(v[P_SYSTEM].u - 1);
+	return SKV_OK;
+}
+
+int layout_system_bounds(size_t *bounds, size_t S, const param_value *v)
+{
+	skv_heur_input in;
+	skv_heur_system sys;
+	skv_heur_plan p;
+	if (S > UINT32_MAX || layout_heur_input(&in, &sys, v) != SKV_OK ||
+	    skv_heur_layout(&p, NULL, 0, sys, &in, (unsigned)S) != SKV_OK || p.splits != S || p.tile)
+		return SKV_EINVAL;
+	return skv_heur_layout(&p, bounds, S + 1, sys, &in, (unsigned)S);
 }

@@ -114,8 +114,10 @@ int measure_kernel(sweep *w, kernel_run *kr)
 	size_t *bounds = malloc((S + 1) * sizeof *bounds);
 	if (!bounds)
 		return SKV_ENOMEM;
-	int st = layout_bounds(bounds, n, S, (layout_id)v[P_LAYOUT].u, seed_layout(v[P_SEED].u, trial),
-			       (size_t)v[P_BLOCK_SIZE].u, (size_t)v[P_SPLIT_SIZE].u);
+	int st = v[P_LAYOUT].u == LAYOUT_SYSTEM
+			 ? layout_system_bounds(bounds, S, v)
+			 : layout_bounds(bounds, n, S, (layout_id)v[P_LAYOUT].u, seed_layout(v[P_SEED].u, trial),
+					 (size_t)v[P_BLOCK_SIZE].u, (size_t)v[P_SPLIT_SIZE].u);
 	if (st == SKV_OK)
 		st = skv_partials_init(&kr->sp, S, in->prob.d);
 	if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_ALL_EMPTY) {

@@ -39,7 +39,24 @@ ENUM_ADAPTERS(base, skv_lse_base, skv_lse_base_parse, skv_lse_base_name)
 
 /* The program's own enumerations: one table of names each. */
 static const char *const layout_names[NLAYOUTS] = {"even", "random", "skewed", "holes", "last-empty", "all-empty",
-						   "fa2",  "fixed"};
+						   "fa2",  "fixed",  "system"};
+
+/* Systems come from the library's heuristics: value 0 is "preset" (the
+ * preset's system), value i + 1 system i. */
+static const char *system_name(unsigned v) { return v == 0 ? "preset" : skv_heur_name((skv_heur_system)(v - 1)); }
+
+static int system_parse(unsigned *v, const char *s)
+{
+	skv_heur_system x;
+	if (strcmp(s, "preset") == 0) {
+		*v = 0;
+		return SKV_OK;
+	}
+	if (skv_heur_parse(&x, s) != SKV_OK)
+		return SKV_EINVAL;
+	*v = (unsigned)x + 1;
+	return SKV_OK;
+}
 
 /* Presets come from the library: value 0 is "none", value i + 1 preset i. */
 static const char *preset_name(unsigned v)
@@ -89,6 +106,7 @@ static const param_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, 
 static const param_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
 static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
 static const param_enum en_layout = {"layout", NLAYOUTS, layout_name, layout_parse};
+static const param_enum en_system = {"system", SKV_HEUR_NSYSTEMS + 1, system_name, system_parse};
 
 /* recommend's own enumerations */
 static const char *const metric_names[] = {"norm_rel_err", "max_abs_err", "ulp_err"};
@@ -145,7 +163,8 @@ const param_def params[NPARAMS] = {
 		      "last-empty (S-1 even splits, the last empty); all-empty (every key masked: "
 		      "all splits empty, the exact output is 0 with LSE -inf); fa2 (FlashAttention 2's: "
 		      "ceil(blocks / S) blocks of --block-size keys per split, trailing splits empty when "
-		      "S is ineligible); fixed (splits of --split-size keys, skv recommend)"},
+		      "S is ineligible); fixed (splits of --split-size keys, skv recommend); system (the layout "
+		      "--system makes of S splits, skv recommend)"},
 	[P_BLOCK_SIZE] = {"block-size", "block_size", INT(0, 1u << 24), ALL, KERNEL, 0, "128",
 			  "keys per online-softmax block (0: one block per split or row)"},
 	[P_CAUSAL] = {"causal", "causal", INT(0, 1), ONLINE, PROBLEM, 0, "0",
@@ -199,6 +218,18 @@ const param_def params[NPARAMS] = {
 	[P_MAX_SPLITS] = {"max-splits", NULL, INT(1, 1024), REC, NONE, 1, "128",
 			  "largest count considered and recommended"},
 	[P_FORMAT] = {"format", NULL, ENUM(en_out_format), REC, NONE, 1, "text", "the report: text, csv or json"},
+	[P_SYSTEM] = {"system", NULL, ENUM(en_system), REC, KERNEL, 1, "preset",
+		      "whose split-count heuristic is reproduced and whose layout --layout=system cuts: the preset's "
+		      "system (FA2's for a preset without one), or one named"},
+	[P_PAGE_SIZE] = {"page-size", NULL, INT(1, 1u << 16), REC, KERNEL, 1, "16",
+			 "tokens per KV-cache page (flashinfer: its chunks are whole pages)"},
+	[P_BLOCKS_PER_SM] = {"blocks-per-sm", NULL, INT(1, 1024), REC, NONE, 1, "1",
+			     "flashinfer, llamacpp-cuda: thread blocks of the split kernel per SM, the answer of "
+			     "cudaOccupancyMaxActiveBlocksPerMultiprocessor the system asks at run time"},
+	[P_KV_SPLITS] = {"kv-splits", NULL, INT(0, 1024), REC, NONE, 1, "0",
+			 "sglang: --triton-attention-num-kv-splits, the cap of its dynamic count (0: its default, 8)"},
+	[P_DETERMINISTIC] = {"deterministic", NULL, INT(0, 1), REC, NONE, 1, "0",
+			     "sglang: 1 is --enable-deterministic-inference (splits of 256 keys)"},
 };
 
 int param_find(const char *flag)

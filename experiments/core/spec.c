@@ -470,6 +470,11 @@ int spec_check(const run_spec *s, message *e)
 				layout_id lay = (layout_id)ll->v[i].u;
 				if (lay == LAYOUT_FIXED && fixed_mismatch(s, sp->v[j].u, e))
 					return SKV_EINVAL;
+				if (lay == LAYOUT_SYSTEM && !spec_applies(s, P_SYSTEM)) {
+					msg_set(e, "skv: --layout=system is skv recommend's (it cuts the context as "
+						   "--system does)");
+					return SKV_EINVAL;
+				}
 				if (sp->v[j].u < layout_min_splits(lay)) {
 					char name[32];
 					param_format(name, sizeof name, P_LAYOUT, ll->v[i]);
