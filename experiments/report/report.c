@@ -421,9 +421,10 @@ static int draw_all(job *j)
 			out = path_join(j->dir, s->name, ext);
 			shown = path_join(j->name, s->name, ext);
 			rc = out && shown ? pending_new(j, out, &tmp) : SKV_ENOMEM;
-			if (!rc && (rc = gnuplot_run(j->gnuplot, script, s->csv, tmp, terms[t], shown, &w, err,
-							 sizeof err)))
-				fprintf(j->msg, "skv report: %s\n", err);
+			message e = {NULL};
+			if (!rc && (rc = gnuplot_run(j->gnuplot, script, s->csv, tmp, terms[t], shown, &w, &e)))
+				fprintf(j->msg, "skv report: %s\n", msg_text(&e));
+			msg_free(&e);
 			if (w && !warned)
 				warned = w;
 			else
