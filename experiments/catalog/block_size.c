@@ -7,7 +7,7 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int block_size(FILE *f, const results *r, char *err, size_t errlen)
+static int block_size(FILE *f, const results *r, message *e)
 {
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], d[NARR_NUM], lab[NARR_LABEL], lab2[NARR_LABEL];
@@ -19,7 +19,7 @@ static int block_size(FILE *f, const results *r, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	find_trend *t = malloc((g.n ? g.n : 1) * sizeof *t);
-	rc = t ? find_trends(t, r, &g, "block_size", m, err, errlen) : SKV_ENOMEM;
+	rc = t ? find_trends(t, r, &g, "block_size", m, e) : SKV_ENOMEM;
 	if (!rc && g.n) {
 		/* The change from the smallest to the largest block, as a factor. */
 		size_t lo = 0, hi = 0;

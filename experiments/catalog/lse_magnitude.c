@@ -7,7 +7,7 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
+static int lse_magnitude(FILE *f, const results *r, message *e)
 {
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], lab[NARR_LABEL];
@@ -27,12 +27,12 @@ static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
 	if (!rc && !x)
 		rc = SKV_ENOMEM;
 	if (!rc)
-		rc = find_crossings(x, r, &g, "lse_offset", m, FINDINGS_THRESHOLD, err, errlen);
+		rc = find_crossings(x, r, &g, "lse_offset", m, FINDINGS_THRESHOLD, e);
 	if (!rc && g.n) {
 		double lo = INFINITY, hi = -INFINITY;
 		for (size_t p = 0; p < r->npoints; p++) {
 			double v;
-			if (results_number(&v, r, p, "lse_offset", NULL, 0) == SKV_OK)
+			if (results_number(&v, r, p, "lse_offset", NULL) == SKV_OK)
 				lo = fmin(lo, v), hi = fmax(hi, v);
 		}
 		fprintf(f, "The median normwise error first exceeds %s at an LSE offset of ",

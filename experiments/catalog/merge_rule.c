@@ -7,9 +7,9 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int merge_rule(FILE *f, const results *r, char *err, size_t errlen)
+static int merge_rule(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], lab[NARR_LABEL];
 	const char *ex[] = {"merge"};

@@ -123,9 +123,9 @@ int narr_is_weighted(const char *merge)
 
 /* ------------------------------------------------------------- generic */
 
-int narr_generic(FILE *f, const results *r, char *err, size_t errlen)
+int narr_generic(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], l1[NARR_LABEL], l2[NARR_LABEL];
 	const char *keys[NARR_KEYS];

@@ -57,6 +57,6 @@ int narr_is_weighted(const char *merge);
 
 /* The findings of an experiment that has no narrator of its own: the
  * median error at its best and worst points. */
-int narr_generic(FILE *f, const results *r, char *err, size_t errlen);
+int narr_generic(FILE *f, const results *r, message *e);
 
 #endif

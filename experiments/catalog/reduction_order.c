@@ -7,9 +7,9 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int reduction_order(FILE *f, const results *r, char *err, size_t errlen)
+static int reduction_order(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "ulp_err");
 	char a[NARR_NUM], b[NARR_NUM], u[64], lab[NARR_LABEL];
 	narr_unit(u, sizeof u, r, m);

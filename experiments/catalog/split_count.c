@@ -7,7 +7,7 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int split_count(FILE *f, const results *r, char *err, size_t errlen)
+static int split_count(FILE *f, const results *r, message *e)
 {
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], lab[NARR_LABEL];
@@ -26,7 +26,7 @@ static int split_count(FILE *f, const results *r, char *err, size_t errlen)
 		groups_free(&g);
 		return SKV_ENOMEM;
 	}
-	rc = find_trends(t, r, &g, "splits", m, err, errlen);
+	rc = find_trends(t, r, &g, "splits", m, e);
 	if (!rc && g.n) {
 		fprintf(f, "%sthe median normwise error scales as S^a with the split count S; least-squares fits of "
 			   "log error against log S over S = %s to %s give ",
@@ -55,7 +55,7 @@ static int split_count(FILE *f, const results *r, char *err, size_t errlen)
 		if ((rc = groups_make(&g, r, keys, nk, "partial", "fp64")))
 			return rc;
 		t = malloc((g.n ? g.n : 1) * sizeof *t);
-		rc = t ? find_trends(t, r, &g, "splits", m, err, errlen) : SKV_ENOMEM;
+		rc = t ? find_trends(t, r, &g, "splits", m, e) : SKV_ENOMEM;
 		if (!rc && g.n) {
 			char c[NARR_NUM];
 			fprintf(f, " With fp64 partials the LSE format alone goes from S = %s to S = %s as ",

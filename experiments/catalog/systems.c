@@ -23,9 +23,9 @@ static int reference_preset(const char *name)
 	return strcmp(name, "exact-fp64") == 0 || strcmp(name, "naive-fp16") == 0 || strcmp(name, "none") == 0;
 }
 
-static int systems(FILE *f, const results *r, char *err, size_t errlen)
+static int systems(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	if (!results_varies(r, "preset"))
 		return SKV_EINVAL;
 	size_t m = narr_metric(r, "norm_rel_err");

@@ -115,7 +115,7 @@ static int cmp_dbl(const void *a, const void *b)
  * all are positive, else (an offset of 0, a block size of 0) one equally
  * spaced category per distinct value, labelled with it. Bars and boxes: one
  * category per value of x (per point when x is NULL). */
-static int place(plan *p, char *err, size_t errlen)
+static int place(plan *p, message *e)
 {
 	const results *r = p->r;
 	p->pos = malloc(r->npoints * sizeof *p->pos);
@@ -131,13 +131,12 @@ static int place(plan *p, char *err, size_t errlen)
 	}
 	int allpos = 1;
 	for (size_t i = 0; i < r->npoints; i++) {
-		int rc = results_number(&p->pos[i], r, i, p->c->x, err, errlen);
+		int rc = results_number(&p->pos[i], r, i, p->c->x, e);
 		if (rc)
 			return rc;
 		if (!isfinite(p->pos[i])) {
-			if (err && errlen)
-				snprintf(err, errlen, "%s:%zu: column '%s' is not finite", r->csv.name,
-					 csv_line(&r->csv, r->point_row[i]), p->c->x);
+			csv_fail(e, r->csv.name, csv_line(&r->csv, r->point_row[i]), "column '%s' is not finite",
+				 p->c->x);
 			return SKV_EINVAL;
 		}
 		allpos &= p->pos[i] > 0;
@@ -159,7 +158,7 @@ static int place(plan *p, char *err, size_t errlen)
 	return SKV_OK;
 }
 
-static int plan_make(plan *p, const results *r, const chart_spec *c, char *err, size_t errlen)
+static int plan_make(plan *p, const results *r, const chart_spec *c, message *e)
 {
 	memset(p, 0, sizeof *p);
 	p->r = r;
@@ -206,7 +205,7 @@ static int plan_make(plan *p, const results *r, const chart_spec *c, char *err, 
 	if (!rc)
 		rc = groups_make(&p->series, r, p->skeys, c->x ? p->nskeys : 0, NULL, NULL);
 	if (!rc)
-		rc = place(p, err, errlen);
+		rc = place(p, e);
 	return rc;
 }
 
@@ -608,12 +607,12 @@ static void write_blocks(FILE *f, const plan *p, size_t *idx)
 	fputs("EOD\n", f);
 }
 
-int chart_write_data(FILE *f, const results *r, const chart_spec *c, char *err, size_t errlen)
+int chart_write_data(FILE *f, const results *r, const chart_spec *c, message *e)
 {
 	if (!f || !r || !c)
 		return SKV_EINVAL;
 	plan p;
-	int rc = plan_make(&p, r, c, err, errlen);
+	int rc = plan_make(&p, r, c, e);
 	size_t *idx = rc ? NULL : malloc(r->npoints * sizeof *idx);
 	if (!rc && !idx)
 		rc = SKV_ENOMEM;

@@ -19,10 +19,6 @@
 #include "skv.h"
 #include "catalog/catalog.h"
 
-/* Sections come in the registry's order (the default suite's), unknown
- * experiments after them by name. */
-enum { ERR = 1024 };
-
 /* One experiment of the folder. */
 typedef struct {
 	char *name;           /* EXPERIMENT */
@@ -188,6 +184,8 @@ static int pending_commit(job *j, size_t first, int ok)
 
 /* ----------------------------------------------------------- reading */
 
+/* Sections come in the registry's order (the default suite's), unknown
+ * experiments after them by name. */
 static int cmp_section(const void *a, const void *b)
 {
 	const section *x = a, *y = b;
@@ -332,38 +330,42 @@ static int read_sidecars(job *j, section *s)
 	return SKV_OK;
 }
 
+/* Says what failed (the message, else the status) and frees the message. */
+static int report_fail(job *j, int rc, message *e)
+{
+	fprintf(j->msg, "skv report: %s\n", *msg_text(e) ? msg_text(e) : skv_strerror(rc));
+	msg_free(e);
+	return rc;
+}
+
 /* Reads and checks every CSV, and computes every finding, before anything
  * is written: a malformed file stops the report with its file and line. */
 static int read_all(job *j)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		section *s = &j->s[i];
-		char err[ERR] = "";
+		message e = {NULL};
 		s->exp = experiment_find(s->name);
 		if (!s->exp)
 			s->exp = &exp_generic;
 		s->chart = &s->exp->chart;
 		const char *need[] = {s->chart->x};
 		char *shown = path_join(j->name, s->name, ".csv");
-		int rc = shown ? results_load(&s->r, s->csv, shown, need, s->chart->x ? 1 : 0, err, sizeof err)
-			       : SKV_ENOMEM;
+		int rc = shown ? results_load(&s->r, s->csv, shown, need, s->chart->x ? 1 : 0, &e) : SKV_ENOMEM;
 		free(shown);
-		if (rc) {
-			fprintf(j->msg, "skv report: %s\n", *err ? err : skv_strerror(rc));
-			return rc;
-		}
+		if (rc)
+			return report_fail(j, rc, &e);
 		if ((rc = read_sidecars(j, s)) != SKV_OK || (rc = cross_check(j, s)) != SKV_OK)
 			return rc;
 		FILE *f = open_memstream(&s->findings, &s->findings_len);
 		if (!f)
 			return SKV_ENOMEM;
-		rc = catalog_narrate(f, &s->r, err, sizeof err);
+		rc = catalog_narrate(f, &s->r, &e);
 		if (fclose(f) != 0 && !rc)
 			rc = SKV_ENOMEM;
-		if (rc) {
-			fprintf(j->msg, "skv report: %s\n", *err ? err : skv_strerror(rc));
-			return rc;
-		}
+		if (rc)
+			return report_fail(j, rc, &e);
+		msg_free(&e);
 	}
 	return SKV_OK;
 }
@@ -386,7 +388,7 @@ static int draw_all(job *j)
 	int rc = SKV_OK;
 	for (size_t i = 0; i < j->n && !rc; i++) {
 		section *s = &j->s[i];
-		char err[ERR] = "";
+		message e = {NULL};
 		/* The chart data goes into place at once: the script finds it next
 		 * to the CSV, and it is derived from the CSV alone. */
 		char *data = NULL;
@@ -396,7 +398,7 @@ static int draw_all(job *j)
 			rc = SKV_ENOMEM;
 			break;
 		}
-		rc = chart_write_data(f, &s->r, s->chart, err, sizeof err);
+		rc = chart_write_data(f, &s->r, s->chart, &e);
 		if (fclose(f) != 0 && !rc)
 			rc = SKV_ENOMEM;
 		char *dat = path_join(plotdir, s->name, ".gp");
@@ -407,8 +409,9 @@ static int draw_all(job *j)
 			rc = pending_write(j, dat, data, len);
 		if (!rc)
 			rc = pending_commit(j, mark, 1);
-		else if (*err)
-			fprintf(j->msg, "skv report: %s\n", err);
+		else if (*msg_text(&e))
+			fprintf(j->msg, "skv report: %s\n", msg_text(&e));
+		msg_free(&e);
 		free(data);
 		free(dat);
 		char script[4096 + 64];
@@ -421,7 +424,6 @@ static int draw_all(job *j)
 			out = path_join(j->dir, s->name, ext);
 			shown = path_join(j->name, s->name, ext);
 			rc = out && shown ? pending_new(j, out, &tmp) : SKV_ENOMEM;
-			message e = {NULL};
 			if (!rc && (rc = gnuplot_run(j->gnuplot, script, s->csv, tmp, terms[t], shown, &w, &e)))
 				fprintf(j->msg, "skv report: %s\n", msg_text(&e));
 			msg_free(&e);
