@@ -199,6 +199,64 @@ static int check_header(size_t **sorted, const parser *p, size_t ncols, const ch
 	return SKV_OK;
 }
 
+/* Reads every record, checking each as it comes so the first error in the
+ * file is the one reported: the header's width (*ncols) against the limit,
+ * every later record's against the header's. Closes the record list with
+ * the total field count. */
+static int records(parser *p, size_t *ncols, const char *name, message *e)
+{
+	int rc = SKV_OK;
+	while (!rc && p->pos < p->len) {
+		rc = record(p, name, e);
+		if (rc)
+			break;
+		size_t r = p->rec.n - 1, n = p->field.n - p->rec.v[r];
+		if (r == 0) {
+			*ncols = n;
+			if (n > CSV_MAX_COLS) {
+				csv_fail(e, name, 1, "%zu columns, more than the %d skv reads", n, CSV_MAX_COLS);
+				rc = SKV_EINVAL;
+			}
+		} else if (n != *ncols) {
+			csv_fail(e, name, p->recline.v[r], "%zu fields, the header has %zu", n, *ncols);
+			rc = SKV_EINVAL;
+		}
+	}
+	if (!rc)
+		rc = vec_push(&p->rec, p->field.n);
+	if (rc == SKV_ENOMEM)
+		csv_fail(e, name, p->line, "out of memory");
+	return rc;
+}
+
+/* Moves what the parser found into t: the field pointers, the record
+ * lines, the text, the sorted header. The parser is spent either way. */
+static int table_take(csv_table *t, parser *p, size_t ncols, size_t *sorted, const char *name, message *e)
+{
+	char **field = malloc(p->field.n * sizeof *field);
+	char *nm = strdup(name);
+	if (!field || !nm) {
+		free(field);
+		free(nm);
+		free(sorted);
+		parser_free(p);
+		csv_fail(e, name, 0, "out of memory");
+		return SKV_ENOMEM;
+	}
+	for (size_t i = 0; i < p->field.n; i++)
+		field[i] = p->out + p->field.v[i];
+	t->ncols = ncols;
+	t->nrows = p->rec.n - 2; /* records, less the header and the closing total */
+	t->field = field;
+	t->line = p->recline.v;
+	t->name = nm;
+	t->text = p->out;
+	t->sorted = sorted;
+	free(p->field.v);
+	free(p->rec.v);
+	return SKV_OK;
+}
+
 int csv_parse(csv_table *t, const char *text, size_t len, const char *name, message *e)
 {
 	if (!name)
@@ -226,64 +284,15 @@ int csv_parse(csv_table *t, const char *text, size_t len, const char *name, mess
 		csv_fail(e, name, 0, "out of memory");
 		return SKV_ENOMEM;
 	}
-	/* Records are checked as they come so the first error in the file is
-	 * the one reported. */
-	int rc = SKV_OK;
-	size_t ncols = 0;
-	while (!rc && p.pos < len) {
-		rc = record(&p, name, e);
-		if (rc)
-			break;
-		size_t r = p.rec.n - 1, n = p.field.n - p.rec.v[r];
-		if (r == 0) {
-			ncols = n;
-			if (ncols > CSV_MAX_COLS) {
-				csv_fail(e, name, 1, "%zu columns, more than the %d skv reads", ncols,
-					     CSV_MAX_COLS);
-				rc = SKV_EINVAL;
-			}
-		} else if (n != ncols) {
-			csv_fail(e, name, p.recline.v[r], "%zu fields, the header has %zu", n, ncols);
-			rc = SKV_EINVAL;
-		}
-	}
+	size_t ncols = 0, *sorted = NULL;
+	int rc = records(&p, &ncols, name, e);
 	if (!rc)
-		rc = vec_push(&p.rec, p.field.n);
-	if (rc) {
-		if (rc == SKV_ENOMEM)
-			csv_fail(e, name, p.line, "out of memory");
-		parser_free(&p);
-		return rc;
-	}
-	size_t nrec = p.rec.n - 1;
-	size_t *sorted = NULL;
-	rc = check_header(&sorted, &p, ncols, name, e);
+		rc = check_header(&sorted, &p, ncols, name, e);
 	if (rc) {
 		parser_free(&p);
 		return rc;
 	}
-	char **field = malloc(p.field.n * sizeof *field);
-	char *nm = strdup(name);
-	if (!field || !nm) {
-		free(field);
-		free(nm);
-		free(sorted);
-		parser_free(&p);
-		csv_fail(e, name, 0, "out of memory");
-		return SKV_ENOMEM;
-	}
-	for (size_t i = 0; i < p.field.n; i++)
-		field[i] = p.out + p.field.v[i];
-	t->ncols = ncols;
-	t->nrows = nrec - 1;
-	t->field = field;
-	t->line = p.recline.v;
-	t->name = nm;
-	t->text = p.out;
-	t->sorted = sorted;
-	free(p.field.v);
-	free(p.rec.v);
-	return SKV_OK;
+	return table_take(t, &p, ncols, sorted, name, e);
 }
 
 int csv_read(csv_table *t, const char *path, message *e)
