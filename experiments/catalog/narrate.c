@@ -37,6 +37,28 @@ size_t narr_keys_except(const results *r, const char **keys, const char *const *
 	return results_keys(r, keys, NARR_KEYS, all, n);
 }
 
+int narr_curves_make(narr_curves *c, const results *r, const char *const *ex, size_t nex, const char *where_col,
+		     const char *where_val, size_t size)
+{
+	memset(c, 0, sizeof *c);
+	c->nk = narr_keys_except(r, c->keys, ex, nex);
+	int rc = groups_make(&c->g, r, c->keys, c->nk, where_col, where_val);
+	if (rc)
+		return rc;
+	if (size && !(c->per = malloc((c->g.n ? c->g.n : 1) * size))) {
+		groups_free(&c->g);
+		return SKV_ENOMEM;
+	}
+	return SKV_OK;
+}
+
+void narr_curves_free(narr_curves *c)
+{
+	groups_free(&c->g);
+	free(c->per);
+	c->per = NULL;
+}
+
 /* Label of group i: "partial fp16, merge onepass"; `skip` names a key left out. */
 char *narr_group_label(char *buf, const groups *g, const results *r, size_t i, const char *skip)
 {
