@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "results/groups.h"
 #include "results/labels.h"
 #include "skv.h"
@@ -105,12 +106,6 @@ static void plan_free(plan *p)
 	free(p->catval);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Positions on the x axis. Lines: the numbers themselves on a log axis when
  * all are positive, else (an offset of 0, a block size of 0) one equally
  * spaced category per distinct value, labelled with it. Bars and boxes: one
@@ -144,7 +139,7 @@ static int place(plan *p, message *e)
 	if (allpos)
 		return SKV_OK;
 	memcpy(p->catval, p->pos, r->npoints * sizeof *p->pos);
-	qsort(p->catval, r->npoints, sizeof *p->catval, cmp_dbl);
+	qsort(p->catval, r->npoints, sizeof *p->catval, stats_cmp_double);
 	size_t k = 0;
 	for (size_t i = 0; i < r->npoints; i++)
 		if (k == 0 || p->catval[i] != p->catval[k - 1])
@@ -152,7 +147,7 @@ static int place(plan *p, message *e)
 	p->ncat = k;
 	p->xcat = 1;
 	for (size_t i = 0; i < r->npoints; i++) {
-		double *at = bsearch(&p->pos[i], p->catval, k, sizeof *p->catval, cmp_dbl);
+		double *at = bsearch(&p->pos[i], p->catval, k, sizeof *p->catval, stats_cmp_double);
 		p->pos[i] = (double)(at - p->catval) + 1;
 	}
 	return SKV_OK;
@@ -224,12 +219,6 @@ static int cmp_value_point(const void *a, const void *b)
 	return d ? d : (x > y) - (x < y);
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int value_ranks(size_t *ranks, const results *r, const char *col)
 {
 	const size_t P = r->npoints;
@@ -260,7 +249,7 @@ static int value_ranks(size_t *ranks, const results *r, const char *col)
 			firsts[n++] = p; /* already ascending */
 	for (size_t p = 0; p < P; p++) {
 		int f = is_format(results_get(r, p, col));
-		size_t *at = bsearch(&first[p], firsts, n, sizeof *firsts, cmp_size);
+		size_t *at = bsearch(&first[p], firsts, n, sizeof *firsts, stats_cmp_size);
 		ranks[p] = f ? (size_t)f : (size_t)(at - firsts) + 1;
 	}
 	free(firsts), free(idx), free(first);

@@ -128,12 +128,6 @@ static int cmp_tv(const void *a, const void *b)
 	return (x->trial > y->trial) - (x->trial < y->trial);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The trial number of a row; parsed and checked when the results were built. */
 static unsigned long long trial_of(const results *r, size_t row)
 {
@@ -188,7 +182,7 @@ int find_spreads(find_spread *out, const results *r, const groups *g, size_t m)
 			i = j;
 		}
 		if (o.ntrials) {
-			qsort(range, o.ntrials, sizeof *range, cmp_dbl);
+			qsort(range, o.ntrials, sizeof *range, stats_cmp_double);
 			stats_quantile(&o.median, range, o.ntrials, 0.5);
 			o.max = range[o.ntrials - 1];
 		}

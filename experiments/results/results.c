@@ -50,12 +50,6 @@ static int cmp_rows(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* A trial number: decimal digits only, below 2^63. */
 static int parse_trial(unsigned long long *v, const char *s)
 {
@@ -193,13 +187,13 @@ static int group(results *o, rowref *ref, message *e)
 		}
 		g = i;
 	}
-	qsort(o->point_row, ng, sizeof *o->point_row, cmp_size);
+	qsort(o->point_row, ng, sizeof *o->point_row, stats_cmp_size);
 	o->npoints = ng;
 	/* Rows of point p: point_rows[point_start[p] .. point_start[p + 1]), in
 	 * trial order (ref is sorted by trial within a group). */
 	memset(o->point_start, 0, (n + 1) * sizeof *o->point_start);
 	for (size_t i = 0; i < n; i++) {
-		size_t *at = bsearch(&lead[i], o->point_row, ng, sizeof *o->point_row, cmp_size);
+		size_t *at = bsearch(&lead[i], o->point_row, ng, sizeof *o->point_row, stats_cmp_size);
 		o->row_point[ref[i].row] = (size_t)(at - o->point_row);
 		o->point_start[o->row_point[ref[i].row] + 1]++;
 	}
