@@ -38,8 +38,7 @@ size_t narr_keys_except(const results *r, const char **keys, const char *const *
  * them), keeping only those whose column where_col is where_val when
  * where_col is not NULL (groups_make), and room for one result per curve
  * (per: g.n items of `size` bytes, at least one; NULL when size is 0).
- * Built in place (g names the keys by pointer); SKV_EINVAL or SKV_ENOMEM
- * with nothing to free. */
+ * SKV_EINVAL or SKV_ENOMEM with nothing to free; else narr_curves_free. */
 typedef struct {
 	const char *keys[NARR_KEYS];
 	size_t nk;
