@@ -20,7 +20,8 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static char dir[64] __attribute__((unused)), root[4096] __attribute__((unused));
-static char err[TENSOR_ERR_MAX] __attribute__((unused));
+/* The message of the last call; freed by teardown. */
+static message err __attribute__((unused));
 
 /* Makes the temporary directory; the repository is three levels above this
  * binary (B/tests/test_tensors), for the scripts of tests/data. */
@@ -45,6 +46,7 @@ static inline int teardown(void **state)
 {
 	(void)state;
 	char cmd[128];
+	msg_free(&err);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -86,10 +88,11 @@ static inline int same(double a, double b)
 		char tn_[300] = "";                                                                \
 		if (tname)                                                                         \
 			snprintf(tn_, sizeof tn_, "tensor %s:", (const char *)(tname));            \
-		if (s_ != (want) || !strstr(err, (file)) || !strstr(err, tn_) ||                  \
-		    !strstr(err, (problem)) || strchr(err, '\n'))                                  \
+		const char *m_ = msg_text(&err);                                                   \
+		if (s_ != (want) || !strstr(m_, (file)) || !strstr(m_, tn_) ||                     \
+		    !strstr(m_, (problem)) || strchr(m_, '\n'))                                    \
 			fail_msg("%s:%d: status %d (want %d), message \"%s\" (want %s, \"%s\", \"%s\")", \
-				 __FILE__, __LINE__, s_, (want), err, (file), tn_, (problem));      \
+				 __FILE__, __LINE__, s_, (want), m_, (file), tn_, (problem));       \
 	} while (0)
 
 #endif

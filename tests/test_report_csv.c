@@ -14,17 +14,19 @@
 #include "skv.h"
 
 /* Parses text, failing with the input shown when the status differs. */
-static int parse(csv_table *t, const char *text, char *err, size_t errlen, int want, const char *file, int line)
+static int parse(csv_table *t, const char *text, int want, const char *file, int line)
 {
-	err[0] = '\0';
-	int rc = csv_parse(t, text, strlen(text), "t.csv", err, errlen);
+	message err = {NULL};
+	int rc = csv_parse(t, text, strlen(text), "t.csv", &err);
 	if (rc != want) {
-		print_error("%s:%d: csv_parse(\"%s\") returned %d, expected %d (%s)\n", file, line, text, rc, want, err);
+		print_error("%s:%d: csv_parse(\"%s\") returned %d, expected %d (%s)\n", file, line, text, rc, want,
+			    msg_text(&err));
 		fail();
 	}
+	msg_free(&err);
 	return rc;
 }
-#define PARSE(t, text, want) parse((t), (text), err, sizeof err, (want), __FILE__, __LINE__)
+#define PARSE(t, text, want) parse((t), (text), (want), __FILE__, __LINE__)
 
 static void expect_field(const csv_table *t, size_t row, size_t col, const char *want, const char *file, int line)
 {
@@ -40,7 +42,6 @@ static void expect_field(const csv_table *t, size_t row, size_t col, const char 
 static void plain_and_quoted(void **state)
 {
 	(void)state;
-	char err[256];
 	csv_table t;
 	PARSE(&t, "a,b,c\n1,\"x,y\",\"say \"\"hi\"\"\"\n\"\",,\"two\nlines\"\n", SKV_OK);
 	assert_int_equal(t.ncols, 3);
@@ -68,7 +69,6 @@ static void plain_and_quoted(void **state)
 static void line_endings(void **state)
 {
 	(void)state;
-	char err[256];
 	csv_table t;
 	/* CRLF, a CRLF inside quotes kept as data, no final terminator, BOM */
 	PARSE(&t, "\xEF\xBB\xBFx,y\r\n1,\"a\r\nb\"\r\n2,3", SKV_OK);
@@ -109,23 +109,38 @@ static void errors_name_the_line(void **state)
 		{"a,a\n1,2\n", "t.csv:1: column 'a' appears twice"},
 		{"a,\n1,2\n", "t.csv:1: column 2 has an empty name"},
 		{"a\n\"x\ny\"\n1,2\n", "t.csv:4: 2 fields, the header has 1"},
+		/* a control character quoted from the file is escaped (io.h) */
+		{"a\n\"x\"\x01\n", "t.csv:2: character '\\x01' after a closing quote"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		char err[256] = "";
+		message err = {NULL};
 		csv_table t = {.ncols = 12345};
-		int rc = csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", err, sizeof err);
-		if (rc != SKV_EINVAL || strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0 || t.ncols != 12345) {
+		int rc = csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", &err);
+		if (rc != SKV_EINVAL || strncmp(msg_text(&err), bad[i].msg, strlen(bad[i].msg)) != 0 || t.ncols != 12345) {
 			print_error("%s:%d: case %zu \"%s\": status %d, message \"%s\", expected \"%s...\"\n", __FILE__,
-				    __LINE__, i, bad[i].text, rc, err, bad[i].msg);
+				    __LINE__, i, bad[i].text, rc, msg_text(&err), bad[i].msg);
 			fail();
 		}
+		msg_free(&err);
 	}
 	/* A NUL byte in the data is an error, not an early end of file. */
 	static const char nul[] = {'a', '\n', 'x', '\0', 'y', '\n'};
-	char err[256] = "";
+	message err = {NULL};
 	csv_table t;
-	assert_int_equal(csv_parse(&t, nul, sizeof nul, "t.csv", err, sizeof err), SKV_EINVAL);
-	assert_string_equal(err, "t.csv:2: NUL byte");
+	assert_int_equal(csv_parse(&t, nul, sizeof nul, "t.csv", &err), SKV_EINVAL);
+	assert_string_equal(msg_text(&err), "t.csv:2: NUL byte");
+	/* A message is never cut: a 3000-byte column name is quoted whole. */
+	char text[2 * 3000 + 8], want[3000 + 64];
+	memset(text, 'c', 3000);
+	text[3000] = ',';
+	memset(text + 3001, 'c', 3000);
+	strcpy(text + 6001, "\n1,2\n");
+	snprintf(want, sizeof want, "t.csv:1: column '%.3000s' appears twice", text);
+	assert_int_equal(csv_parse(&t, text, strlen(text), "t.csv", &err), SKV_EINVAL);
+	assert_string_equal(msg_text(&err), want);
+	/* without a message the status alone comes back */
+	assert_int_equal(csv_parse(&t, nul, sizeof nul, "t.csv", NULL), SKV_EINVAL);
+	msg_free(&err);
 }
 
 static void read_file(void **state)
@@ -138,15 +153,15 @@ static void read_file(void **state)
 	fputs("p,q\n1,2\n", f);
 	fclose(f);
 	csv_table t;
-	char err[256];
-	assert_int_equal(csv_read(&t, path, err, sizeof err), SKV_OK);
+	message err = {NULL};
+	assert_int_equal(csv_read(&t, path, &err), SKV_OK);
 	assert_string_equal(t.name, path);
 	FIELD(&t, 0, 1, "2");
 	csv_free(&t);
 	remove(path);
-	err[0] = '\0';
-	assert_int_equal(csv_read(&t, path, err, sizeof err), SKV_EIO);
-	assert_non_null(strstr(err, path));
+	assert_int_equal(csv_read(&t, path, &err), SKV_EIO);
+	assert_non_null(strstr(msg_text(&err), path));
+	msg_free(&err);
 }
 
 static void numbers(void **state)

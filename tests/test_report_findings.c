@@ -34,10 +34,10 @@ static results table(const char *text, const char *name)
 {
 	csv_table t;
 	results r;
-	char err[512] = "";
-	if (csv_parse(&t, text, strlen(text), "t.csv", err, sizeof err) != SKV_OK ||
-	    results_from_csv(&r, &t, name, NULL, 0, err, sizeof err) != SKV_OK) {
-		print_error("%s:%d: synthetic table rejected: %s\n", __FILE__, __LINE__, err);
+	message err = {NULL};
+	if (csv_parse(&t, text, strlen(text), "t.csv", &err) != SKV_OK ||
+	    results_from_csv(&r, &t, name, NULL, 0, &err) != SKV_OK) {
+		print_error("%s:%d: synthetic table rejected: %s\n", __FILE__, __LINE__, msg_text(&err));
 		fail();
 	}
 	return r;
@@ -224,23 +224,25 @@ static void results_and_errors(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		csv_table t;
-		char err[512] = "";
-		assert_int_equal(csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", err, sizeof err), SKV_OK);
-		int rc = results_from_csv(&r, &t, "e", NULL, 0, err, sizeof err);
-		if (rc != SKV_EINVAL || strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0) {
+		message err = {NULL};
+		assert_int_equal(csv_parse(&t, bad[i].text, strlen(bad[i].text), "t.csv", &err), SKV_OK);
+		int rc = results_from_csv(&r, &t, "e", NULL, 0, &err);
+		if (rc != SKV_EINVAL || strncmp(msg_text(&err), bad[i].msg, strlen(bad[i].msg)) != 0) {
 			print_error("%s:%d: case %zu: status %d, message \"%s\", expected \"%s\"\n", __FILE__, __LINE__, i,
-				    rc, err, bad[i].msg);
+				    rc, msg_text(&err), bad[i].msg);
 			fail();
 		}
+		msg_free(&err);
 	}
 	/* a column the caller requires */
 	csv_table t;
-	char err[512];
+	message err = {NULL};
 	const char *text = "trial,norm_rel_err\n0,1\n";
 	const char *need[] = {"splits"};
-	assert_int_equal(csv_parse(&t, text, strlen(text), "t.csv", err, sizeof err), SKV_OK);
-	assert_int_equal(results_from_csv(&r, &t, "e", need, 1, err, sizeof err), SKV_EINVAL);
-	assert_string_equal(err, "t.csv:1: missing required column 'splits'");
+	assert_int_equal(csv_parse(&t, text, strlen(text), "t.csv", &err), SKV_OK);
+	assert_int_equal(results_from_csv(&r, &t, "e", need, 1, &err), SKV_EINVAL);
+	assert_string_equal(msg_text(&err), "t.csv:1: missing required column 'splits'");
+	msg_free(&err);
 }
 
 /* ------------------------------------------------------- split-count */
@@ -281,9 +283,8 @@ static void split_count_trends(void **state)
 	assert_int_equal(g.n, 4);
 	find_trend t[4];
 	size_t m;
-	char err[256];
 	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
-	assert_int_equal(find_trends(t, &r, &g, "splits", m, err, sizeof err), SKV_OK);
+	assert_int_equal(find_trends(t, &r, &g, "splits", m, NULL), SKV_OK);
 	for (size_t i = 0; i < 4; i++) {
 		assert_string_equal(groups_value(&g, &r, i, 0), p[i].fmt);
 		NEAR(t[i].slope, p[i].a, 1e-12);
@@ -296,7 +297,7 @@ static void split_count_trends(void **state)
 	/* The paragraph quotes the fitted slopes and the error at S = 1024. */
 	text out;
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "a = 0.50 for partial fp16");
 	CONTAINS(s, "a = 0.25 for partial bf16");
@@ -342,9 +343,8 @@ static void lse_magnitude_crossings(void **state)
 	assert_int_equal(g.n, 6);
 	find_crossing c[6];
 	size_t m;
-	char err[256];
 	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
-	assert_int_equal(find_crossings(c, &r, &g, "lse_offset", m, 1e-3, err, sizeof err), SKV_OK);
+	assert_int_equal(find_crossings(c, &r, &g, "lse_offset", m, 1e-3, NULL), SKV_OK);
 	/* groups in sweep order: (4, fp16), (4, bf16), (4, fp32), (64, ...) */
 	NEAR(c[0].x, 10, 0);
 	NEAR(c[0].y, 1.1e-3, 1e-18);
@@ -357,7 +357,7 @@ static void lse_magnitude_crossings(void **state)
 	groups_free(&g);
 	text out;
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "first exceeds 1e-3 at an LSE offset of 0 with LSE fp16 (first at splits 64)");
 	CONTAINS(s, "0 with LSE bf16 (first at splits 64)");
@@ -413,9 +413,8 @@ static void reduction_order_spread(void **state)
 	NEAR(s[1].max, 2, 0);
 	groups_free(&g);
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *txt = text_close(&out);
 	CONTAINS(txt, "by a median of 1 to 3 ulps of the output format");
 	CONTAINS(txt, "by at most 6 (onepass)");
@@ -452,9 +451,8 @@ static void merge_rule_ratios(void **state)
 	assert_int_equal(find_ratio(&q, &best, &r, &g, 0, "merge", "flex", w, 2, m), SKV_EINVAL);
 	groups_free(&g);
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "plain mean's median normwise error is 2e14 times");
 	CONTAINS(s, "plain sum's 3e16 times");
@@ -484,9 +482,8 @@ static void block_size_trend_and_causal(void **state)
 	results r = table(text_close(&tx), "block-size");
 	free(tx.buf);
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *s = text_close(&out);
 	/* fp16: from b = 1 to 256 the error falls 16 times: factor 0.062 */
 	CONTAINS(s, "From block size 1 to 256 the median normwise error changes by a factor of 0.062");
@@ -512,9 +509,8 @@ static void uneven_generic_and_nan(void **state)
 	results r = table(text_close(&tx), "uneven-splits");
 	free(tx.buf);
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "LSE-weighted merges by at most 3 (layout skewed, onepass)");
 	CONTAINS(s, "the factor reaches 50 (layout holes, mean)");
@@ -527,7 +523,7 @@ static void uneven_generic_and_nan(void **state)
 		  "mystery,a,0,1e-5\nmystery,a,1,3e-5\nmystery,b,0,nan\nmystery,b,1,2e-3\n",
 		  "mystery");
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	s = text_close(&out);
 	CONTAINS(s, "2 parameter points, up to 2 trials each; the median norm_rel_err ranges from 2e-5 (knob a) to "
 		    "2e-3 (knob b).");
@@ -573,9 +569,8 @@ static void preset_keys(void **state)
 	assert_int_equal(n, 1); /* preset and input determine each other: the first stays */
 	assert_string_equal(keys[0], "preset");
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "a has the smallest median normwise error at 2 of the 4 operating points and a the largest at 2");
 	CONTAINS(sum, "| splits 1, LSE offset 0 | exact-fp64 (1e-15), a (1e-3), b (2e-3) |");
@@ -596,9 +591,8 @@ static void reduction_order_normwise(void **state)
 			      "reduction-order,rev,fp32,1,10,2e-7\n",
 			      "reduction-order");
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "by a median of 1.7 to 1.7 units of fp32's unit roundoff u");
 	CONTAINS(sum, "| median spread, normwise (u) |");
@@ -617,9 +611,8 @@ static void systems_floor(void **state)
 			      "systems,b,fp16,64,0,5e-3,1e-3\n",
 			      "systems");
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *sum = text_close(&out);
 	CONTAINS(sum, "largest ratio of median error to median floor over the operating points is 2 (a) and 5 (b)");
 	free(sum);
@@ -642,9 +635,8 @@ static void empty_split_outcomes(void **state)
 	/* the outcome columns are not parameters: 4 points of 2 trials */
 	assert_int_equal(r.npoints, 4);
 	text out;
-	char err[256];
 	text_open(&out);
-	assert_int_equal(catalog_narrate(out.f, &r, err, sizeof err), SKV_OK);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
 	char *s = text_close(&out);
 	CONTAINS(s, "Merged output NaN: fi (even, all-empty). 1 of 2 presets return NaN");
 	CONTAINS(s, "| preset | even | all-empty |");

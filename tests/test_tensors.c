@@ -201,12 +201,12 @@ static void test_npy_round_trip(void **state)
 	for (int dt = 0; dt < TENSOR_NDTYPES; dt++) {
 		tensor t, back;
 		const size_t n = values_of(v, (tensor_dtype)dt), shape[2] = {n / 8, 8};
-		CHECK_OK(tensor_init(&t, "rt", (tensor_dtype)dt, 2, shape, v, err, sizeof err));
+		CHECK_OK(tensor_init(&t, "rt", (tensor_dtype)dt, 2, shape, v, &err));
 		in_dir(path, sizeof path, "rt.npy");
-		CHECK_OK(npy_write(path, &t, err, sizeof err));
+		CHECK_OK(npy_write(path, &t, &err));
 		const tensor_read_opts o = {tensor_dtype_size(dt) <= 2 && tensor_dtype_is_float(dt) &&
 						    dt != TENSOR_F16 ? (tensor_dtype)dt : TENSOR_NONE, 0};
-		CHECK_OK(npy_read(&back, path, &o, err, sizeof err));
+		CHECK_OK(npy_read(&back, path, &o, &err));
 		assert_string_equal(back.name, "rt");
 		assert_int_equal(back.dtype, dt);
 		assert_int_equal(back.rank, 2);
@@ -228,16 +228,16 @@ static void test_safetensors_round_trip(void **state)
 	for (int dt = 0; dt < TENSOR_NDTYPES; dt++) {
 		const size_t n = values_of(v, (tensor_dtype)dt), shape[3] = {2, n / 16, 8};
 		snprintf(name, sizeof name, "%s \"t\"\t\xe2\x82\xac", tensor_dtype_name(dt));
-		CHECK_OK(tensor_init(&ts[dt], name, (tensor_dtype)dt, 3, shape, v, err, sizeof err));
+		CHECK_OK(tensor_init(&ts[dt], name, (tensor_dtype)dt, 3, shape, v, &err));
 	}
 	const size_t zero[2] = {0, 3};
-	CHECK_OK(tensor_init(&ts[TENSOR_NDTYPES], "empty", TENSOR_F32, 2, zero, NULL, err, sizeof err));
+	CHECK_OK(tensor_init(&ts[TENSOR_NDTYPES], "empty", TENSOR_F32, 2, zero, NULL, &err));
 	CHECK_OK(tensor_init(&ts[TENSOR_NDTYPES + 1], "scalar", TENSOR_F64, 0, NULL, (double[]){-2.5},
-			     err, sizeof err));
+			     &err));
 	in_dir(path, sizeof path, "rt.safetensors");
-	CHECK_OK(safetensors_write(path, ts, COUNT(ts), meta, 2, err, sizeof err));
+	CHECK_OK(safetensors_write(path, ts, COUNT(ts), meta, 2, &err));
 	tensor_set s;
-	CHECK_OK(safetensors_read(&s, path, NULL, err, sizeof err));
+	CHECK_OK(safetensors_read(&s, path, NULL, &err));
 	assert_int_equal(s.ntensors, COUNT(ts));
 	assert_int_equal(s.nmeta, 2);
 	assert_string_equal(s.meta[1].value, meta[1].value);
@@ -260,9 +260,9 @@ static void test_safetensors_round_trip(void **state)
 	/* no tensors at all: "{}" padded to 8, and back */
 	unsigned char *b;
 	size_t n;
-	CHECK_OK(safetensors_write_mem(&b, &n, NULL, 0, NULL, 0, "none", err, sizeof err));
+	CHECK_OK(safetensors_write_mem(&b, &n, NULL, 0, NULL, 0, "none", &err));
 	assert_int_equal(n, 16);
-	CHECK_OK(safetensors_read_mem(&s, "none", b, n, NULL, err, sizeof err));
+	CHECK_OK(safetensors_read_mem(&s, "none", b, n, NULL, &err));
 	assert_int_equal(s.ntensors, 0);
 	free(b);
 	tensor_set_free(&s);
@@ -351,7 +351,7 @@ static void test_npy_from_numpy(void **state)
 		assert_true(n >= 4);
 		if (strcmp(tok[1], "none") != 0)
 			assert_int_equal(tensor_dtype_parse(&o.raw, tok[1]), SKV_OK);
-		CHECK_OK(npy_read(&t, in_dir(path, sizeof path, tok[0]), &o, err, sizeof err));
+		CHECK_OK(npy_read(&t, in_dir(path, sizeof path, tok[0]), &o, &err));
 		assert_string_equal(t.file_dtype, tok[2]);
 		check_against(&t, tok + 3, n - 3, tok[0]);
 		tensor_free(&t);
@@ -364,10 +364,10 @@ static void test_npy_from_numpy(void **state)
 	tensor t;
 	const tensor_read_opts fin = {TENSOR_NONE, 1};
 	in_dir(path, sizeof path, "f2_special.npy");
-	CHECK_ERR(npy_read(&t, path, &fin, err, sizeof err), SKV_EINVAL, path, "f2_special",
+	CHECK_ERR(npy_read(&t, path, &fin, &err), SKV_EINVAL, path, "f2_special",
 		  "element [4] (inf) is not finite");
 	/* without raw, the fp8 patterns numpy saved are the integers they are */
-	CHECK_OK(npy_read(&t, in_dir(path, sizeof path, "e4m3_u1.npy"), NULL, err, sizeof err));
+	CHECK_OK(npy_read(&t, in_dir(path, sizeof path, "e4m3_u1.npy"), NULL, &err));
 	assert_int_equal(t.dtype, TENSOR_U8);
 	CHECK_SAME("u8", 255, t.values[255], 255.0);
 	tensor_free(&t);
@@ -396,10 +396,9 @@ static void test_npy_read_by_numpy(void **state)
 		char path[128], args[256], *line = NULL, *tok[64];
 		size_t cap = 0;
 		tensor t;
-		CHECK_OK(tensor_init(&t, "x", cases[c].dt, cases[c].rank, cases[c].shape, cases[c].v, err,
-				     sizeof err));
+		CHECK_OK(tensor_init(&t, "x", cases[c].dt, cases[c].rank, cases[c].shape, cases[c].v, &err));
 		snprintf(path, sizeof path, "%s/skv_%zu.npy", dir, c);
-		CHECK_OK(npy_write(path, &t, err, sizeof err));
+		CHECK_OK(npy_write(path, &t, &err));
 		const int raw = cases[c].dt == TENSOR_BF16 || cases[c].dt == TENSOR_E4M3 ||
 				cases[c].dt == TENSOR_E5M2;
 		snprintf(args, sizeof args, "check '%s' %s", path, raw ? tensor_dtype_name(cases[c].dt) : "none");
@@ -424,8 +423,7 @@ static void test_safetensors_from_stdlib_writer(void **state)
 	tensor_set s;
 	snprintf(args, sizeof args, "'%s'", dir);
 	script_done(script("make_safetensors.py", args));
-	CHECK_OK(safetensors_read(&s, in_dir(path, sizeof path, "interop.safetensors"), NULL, err,
-				  sizeof err));
+	CHECK_OK(safetensors_read(&s, in_dir(path, sizeof path, "interop.safetensors"), NULL, &err));
 	FILE *f = fopen(in_dir(path, sizeof path, "st_expected.txt"), "r");
 	assert_non_null(f);
 	while (getline(&line, &cap, f) > 0) {
@@ -467,15 +465,14 @@ static void test_safetensors_read_by_stdlib_reader(void **state)
 	const size_t s1[1] = {256}, s2[2] = {3, 2}, s3[1] = {5};
 	for (int b = 0; b < 256; b++)
 		assert_int_equal(tensor_decode(&v[b], TENSOR_E4M3, (uint64_t)b), SKV_OK);
-	CHECK_OK(tensor_init(&ts[0], "fp8 \xc3\xa9", TENSOR_E4M3, 1, s1, v, err, sizeof err));
+	CHECK_OK(tensor_init(&ts[0], "fp8 \xc3\xa9", TENSOR_E4M3, 1, s1, v, &err));
 	CHECK_OK(tensor_init(&ts[1], "w\"1\"", TENSOR_BF16, 2, s2, (double[]){1, 2, 3, -4, 0x1p-133, 0},
-			     err, sizeof err));
-	CHECK_OK(tensor_init(&ts[2], "a", TENSOR_F64, 1, s3, (double[]){0.1, 1e300, -0.0, 5, 6}, err,
-			     sizeof err));
-	CHECK_OK(tensor_init(&ts[3], "lse", TENSOR_F32, 0, NULL, (double[]){-1.5}, err, sizeof err));
+			     &err));
+	CHECK_OK(tensor_init(&ts[2], "a", TENSOR_F64, 1, s3, (double[]){0.1, 1e300, -0.0, 5, 6}, &err));
+	CHECK_OK(tensor_init(&ts[3], "lse", TENSOR_F32, 0, NULL, (double[]){-1.5}, &err));
 	const tensor_meta meta[1] = {{"k", "v\n"}};
 	in_dir(path, sizeof path, "skv.safetensors");
-	CHECK_OK(safetensors_write(path, ts, 4, meta, 1, err, sizeof err));
+	CHECK_OK(safetensors_write(path, ts, 4, meta, 1, &err));
 	snprintf(args, sizeof args, "check '%s'", path);
 	FILE *p = script("make_safetensors.py", args);
 	while (getline(&line, &cap, p) > 0) {

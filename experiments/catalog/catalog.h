@@ -21,6 +21,6 @@ size_t experiment_rank(const char *name);
 int catalog_spec_init(run_spec *s, const char *name, message *e);
 /* The findings of the experiment that r is (by its name), the generic ones
  * for an unknown experiment. */
-int catalog_narrate(FILE *f, const results *r, char *err, size_t errlen);
+int catalog_narrate(FILE *f, const results *r, message *e);
 
 #endif

@@ -35,12 +35,12 @@ static void states(char *buf, size_t n, const results *r, size_t p, const char *
 	}
 }
 
-static int empty_splits(FILE *f, const results *r, char *err, size_t errlen)
+static int empty_splits(FILE *f, const results *r, message *e)
 {
 	size_t lc, pc;
 	if (csv_find(&r->csv, "preset", &pc) != SKV_OK || csv_find(&r->csv, "layout", &lc) != SKV_OK ||
 	    csv_find(&r->csv, "out_state", &lc) != SKV_OK)
-		return narr_generic(f, r, err, errlen);
+		return narr_generic(f, r, e);
 	size_t m = narr_metric(r, "norm_rel_err");
 	const char *pk = "preset", *lk = "layout";
 	groups pre, lay;

@@ -33,9 +33,9 @@ typedef struct {
 
 /* Writes an experiment's findings for REPORT.md: two or three sentences
  * and sometimes a small table, every number computed from r. SKV_EINVAL
- * with "file:line: what" in err when a column it needs holds something
+ * with "file:line: what" in e when a column it needs holds something
  * that is not a number; SKV_ENOMEM; SKV_EIO when writing fails. */
-typedef int (*narrator)(FILE *f, const results *r, char *err, size_t errlen);
+typedef int (*narrator)(FILE *f, const results *r, message *e);
 
 /* Everything about one experiment, in its own file (catalog/NAME.c). */
 typedef struct {

@@ -7,32 +7,31 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
+static int lse_magnitude(FILE *f, const results *r, message *e)
 {
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], lab[NARR_LABEL];
 	const char *ex[] = {"lse_offset"};
-	const char *keys[NARR_KEYS];
-	size_t nk = narr_keys_except(r, keys, ex, 1);
-	groups g, byfmt;
-	int rc = groups_make(&g, r, keys, nk, NULL, NULL);
+	narr_curves cv;
+	groups byfmt = {0};
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, sizeof(find_crossing));
 	if (rc)
 		return rc;
+	const groups *g = &cv.g;
+	const size_t nk = cv.nk;
+	find_crossing *x = cv.per;
 	/* The curves are summarized per LSE format when it varies: the first
 	 * crossing over the other parameters (split counts) and where it is. */
 	const char *fmtkey = "lse";
 	int per_fmt = results_varies(r, fmtkey);
-	rc = groups_make(&byfmt, r, per_fmt ? &fmtkey : keys, per_fmt ? 1 : nk, NULL, NULL);
-	find_crossing *x = malloc((g.n ? g.n : 1) * sizeof *x);
-	if (!rc && !x)
-		rc = SKV_ENOMEM;
+	rc = groups_make(&byfmt, r, per_fmt ? &fmtkey : cv.keys, per_fmt ? 1 : nk, NULL, NULL);
 	if (!rc)
-		rc = find_crossings(x, r, &g, "lse_offset", m, FINDINGS_THRESHOLD, err, errlen);
-	if (!rc && g.n) {
+		rc = find_crossings(x, r, g, "lse_offset", m, FINDINGS_THRESHOLD, e);
+	if (!rc && g->n) {
 		double lo = INFINITY, hi = -INFINITY;
 		for (size_t p = 0; p < r->npoints; p++) {
 			double v;
-			if (results_number(&v, r, p, "lse_offset", NULL, 0) == SKV_OK)
+			if (results_number(&v, r, p, "lse_offset", NULL) == SKV_OK)
 				lo = fmin(lo, v), hi = fmax(hi, v);
 		}
 		fprintf(f, "The median normwise error first exceeds %s at an LSE offset of ",
@@ -40,8 +39,8 @@ static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
 		size_t never = 0;
 		for (size_t j = 0; j < byfmt.n; j++) {
 			size_t best = NO_GROUP;
-			for (size_t i = 0; i < g.n; i++)
-				if (byfmt.of_point[g.first[i]] == j && !isnan(x[i].x) &&
+			for (size_t i = 0; i < g->n; i++)
+				if (byfmt.of_point[g->first[i]] == j && !isnan(x[i].x) &&
 				    (best == NO_GROUP || x[i].x < x[best].x))
 					best = i;
 			if (best == NO_GROUP) {
@@ -50,7 +49,7 @@ static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
 			}
 			fprintf(f, "%s%s with %s", j - never ? "; " : "", narr_val(a, x[best].x), narr_group_label(lab, &byfmt, r, j, NULL));
 			if (per_fmt && nk > 1)
-				fprintf(f, " (first at %s)", narr_group_label(lab, &g, r, best, fmtkey));
+				fprintf(f, " (first at %s)", narr_group_label(lab, g, r, best, fmtkey));
 		}
 		if (never) {
 			fprintf(f, "%s", never < byfmt.n ? "; and it never does within the sweep (offsets " : "no offset of the sweep (");
@@ -58,8 +57,8 @@ static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
 			size_t k = 0;
 			for (size_t j = 0; j < byfmt.n; j++) {
 				int crossed = 0;
-				for (size_t i = 0; i < g.n; i++)
-					crossed |= byfmt.of_point[g.first[i]] == j && !isnan(x[i].x);
+				for (size_t i = 0; i < g->n; i++)
+					crossed |= byfmt.of_point[g->first[i]] == j && !isnan(x[i].x);
 				if (!crossed)
 					fprintf(f, "%s%s", narr_sep(k++, never), narr_group_label(lab, &byfmt, r, j, NULL));
 			}
@@ -67,15 +66,14 @@ static int lse_magnitude(FILE *f, const results *r, char *err, size_t errlen)
 		fprintf(f, ". At the largest offset, %s, the worst median error over the other parameters is ", narr_val(c, hi));
 		for (size_t j = 0; j < byfmt.n; j++) {
 			double worst = -INFINITY;
-			for (size_t i = 0; i < g.n; i++)
-				if (byfmt.of_point[g.first[i]] == j)
+			for (size_t i = 0; i < g->n; i++)
+				if (byfmt.of_point[g->first[i]] == j)
 					worst = isnan(x[i].y_last) || isnan(worst) ? NAN : fmax(worst, x[i].y_last);
 			fprintf(f, "%s%s (%s)", narr_sep(j, byfmt.n), narr_num(a, worst), narr_group_label(lab, &byfmt, r, j, NULL));
 		}
 		fputs(".", f);
 	}
-	free(x);
-	groups_free(&g);
+	narr_curves_free(&cv);
 	groups_free(&byfmt);
 	if (!rc)
 		narr_nan_sentence(f, r, m, 0);

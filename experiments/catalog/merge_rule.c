@@ -7,28 +7,28 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int merge_rule(FILE *f, const results *r, char *err, size_t errlen)
+static int merge_rule(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], lab[NARR_LABEL];
 	const char *ex[] = {"merge"};
-	const char *keys[NARR_KEYS];
-	size_t nk = narr_keys_except(r, keys, ex, 1);
-	groups g;
-	int rc = groups_make(&g, r, keys, nk, NULL, NULL);
+	narr_curves cv;
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, 0);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < g.n; i++) {
+	const groups *g = &cv.g;
+	const size_t nk = cv.nk;
+	for (size_t i = 0; i < g->n; i++) {
 		double rm, rs, rw;
 		size_t best, bs, bw;
-		int hm = find_ratio(&rm, &best, r, &g, i, "merge", "mean", narr_weighted, NARR_NWEIGHTED, m) == SKV_OK;
-		int hs = find_ratio(&rs, &bs, r, &g, i, "merge", "sum", narr_weighted, NARR_NWEIGHTED, m) == SKV_OK;
+		int hm = find_ratio(&rm, &best, r, g, i, "merge", "mean", narr_weighted, NARR_NWEIGHTED, m) == SKV_OK;
+		int hs = find_ratio(&rs, &bs, r, g, i, "merge", "sum", narr_weighted, NARR_NWEIGHTED, m) == SKV_OK;
 		if (!hm && !hs)
 			continue;
 		if (!hm)
 			best = bs;
-		fprintf(f, "%s%s", i ? " " : "", nk ? narr_group_label(lab, &g, r, i, NULL) : "");
+		fprintf(f, "%s%s", i ? " " : "", nk ? narr_group_label(lab, g, r, i, NULL) : "");
 		fputs(nk ? ": the" : "The", f);
 		if (hm)
 			fprintf(f, " plain mean's median normwise error is %s times", narr_num(a, rm));
@@ -40,11 +40,11 @@ static int merge_rule(FILE *f, const results *r, char *err, size_t errlen)
 			narr_num(a, results_stat(r, best, m)->median));
 		/* How far apart the weighted merges are from each other. */
 		const char *other[] = {"onepass", "pairwise"};
-		if (find_ratio(&rw, &bw, r, &g, i, "merge", strcmp(results_get(r, best, "merge"), "onepass") ? "onepass" : "pairwise",
+		if (find_ratio(&rw, &bw, r, g, i, "merge", strcmp(results_get(r, best, "merge"), "onepass") ? "onepass" : "pairwise",
 				   other, 2, m) == SKV_OK)
 			fprintf(f, " The other weighted merge is within a factor %s of it.", narr_num(a, rw));
 	}
-	groups_free(&g);
+	narr_curves_free(&cv);
 	narr_nan_sentence(f, r, m, 0);
 	return SKV_OK;
 }

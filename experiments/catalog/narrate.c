@@ -37,6 +37,28 @@ size_t narr_keys_except(const results *r, const char **keys, const char *const *
 	return results_keys(r, keys, NARR_KEYS, all, n);
 }
 
+int narr_curves_make(narr_curves *c, const results *r, const char *const *ex, size_t nex, const char *where_col,
+		     const char *where_val, size_t size)
+{
+	memset(c, 0, sizeof *c);
+	c->nk = narr_keys_except(r, c->keys, ex, nex);
+	int rc = groups_make(&c->g, r, c->keys, c->nk, where_col, where_val);
+	if (rc)
+		return rc;
+	if (size && !(c->per = malloc((c->g.n ? c->g.n : 1) * size))) {
+		groups_free(&c->g);
+		return SKV_ENOMEM;
+	}
+	return SKV_OK;
+}
+
+void narr_curves_free(narr_curves *c)
+{
+	groups_free(&c->g);
+	free(c->per);
+	c->per = NULL;
+}
+
 /* Label of group i: "partial fp16, merge onepass"; `skip` names a key left out. */
 char *narr_group_label(char *buf, const groups *g, const results *r, size_t i, const char *skip)
 {
@@ -123,9 +145,9 @@ int narr_is_weighted(const char *merge)
 
 /* ------------------------------------------------------------- generic */
 
-int narr_generic(FILE *f, const results *r, char *err, size_t errlen)
+int narr_generic(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], b[NARR_NUM], l1[NARR_LABEL], l2[NARR_LABEL];
 	const char *keys[NARR_KEYS];

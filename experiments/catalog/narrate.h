@@ -33,6 +33,23 @@ size_t narr_metric(const results *r, const char *name);
  * experiment column (see results_keys). */
 size_t narr_keys_except(const results *r, const char **keys, const char *const *ex, size_t nex);
 
+/* The curves a finding compares: the points grouped by the varying
+ * parameters except ex[0..nex) (keys[0..nk), as narr_keys_except gives
+ * them), keeping only those whose column where_col is where_val when
+ * where_col is not NULL (groups_make), and room for one result per curve
+ * (per: g.n items of `size` bytes, at least one; NULL when size is 0).
+ * SKV_EINVAL or SKV_ENOMEM with nothing to free; else narr_curves_free. */
+typedef struct {
+	const char *keys[NARR_KEYS];
+	size_t nk;
+	groups g;
+	void *per;
+} narr_curves;
+
+int narr_curves_make(narr_curves *c, const results *r, const char *const *ex, size_t nex, const char *where_col,
+		     const char *where_val, size_t size);
+void narr_curves_free(narr_curves *c);
+
 /* Label of group i: "partial fp16, merge onepass"; `skip` names a key left out. */
 char *narr_group_label(char *buf, const groups *g, const results *r, size_t i, const char *skip);
 
@@ -57,6 +74,6 @@ int narr_is_weighted(const char *merge);
 
 /* The findings of an experiment that has no narrator of its own: the
  * median error at its best and worst points. */
-int narr_generic(FILE *f, const results *r, char *err, size_t errlen);
+int narr_generic(FILE *f, const results *r, message *e);
 
 #endif

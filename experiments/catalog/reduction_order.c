@@ -7,21 +7,21 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int reduction_order(FILE *f, const results *r, char *err, size_t errlen)
+static int reduction_order(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "ulp_err");
 	char a[NARR_NUM], b[NARR_NUM], u[64], lab[NARR_LABEL];
 	narr_unit(u, sizeof u, r, m);
 	const char *ex[] = {"order"};
-	const char *keys[NARR_KEYS];
-	size_t nk = narr_keys_except(r, keys, ex, 1);
-	groups g;
-	int rc = groups_make(&g, r, keys, nk, NULL, NULL);
+	narr_curves cv;
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, sizeof(find_spread));
 	if (rc)
 		return rc;
-	find_spread *s = malloc((g.n ? g.n : 1) * sizeof *s);
-	rc = s ? find_spreads(s, r, &g, m) : SKV_ENOMEM;
+	const groups *g = &cv.g;
+	const size_t nk = cv.nk;
+	find_spread *s = cv.per;
+	rc = find_spreads(s, r, g, m);
 	/* The ulp metric is a max over elements and the smallest elements have
 	 * the smallest ulps: the normwise error in units of the output format's
 	 * unit roundoff says how far the order moves the output as a whole. */
@@ -30,15 +30,15 @@ static int reduction_order(FILE *f, const results *r, char *err, size_t errlen)
 	const char *outname = results_varies(r, "output") ? NULL : results_get(r, 0, "output");
 	int normwise = results_metric(r, "norm_rel_err", &mn) == SKV_OK && outname &&
 		       skv_format_parse(&of, outname) == SKV_OK;
-	find_spread *sn = normwise ? malloc((g.n ? g.n : 1) * sizeof *sn) : NULL;
-	if (!rc && normwise && (!sn || find_spreads(sn, r, &g, mn) != SKV_OK)) {
+	find_spread *sn = normwise ? malloc((g->n ? g->n : 1) * sizeof *sn) : NULL;
+	if (!rc && normwise && (!sn || find_spreads(sn, r, g, mn) != SKV_OK)) {
 		free(sn);
 		sn = NULL;
 	}
 	const double uo = sn ? skv_format_unit_roundoff(of) : 0.0;
-	if (!rc && g.n) {
+	if (!rc && g->n) {
 		size_t lo = 0, hi = 0, top = 0;
-		for (size_t i = 1; i < g.n; i++) {
+		for (size_t i = 1; i < g->n; i++) {
 			lo = s[i].median < s[lo].median ? i : lo;
 			hi = s[i].median > s[hi].median ? i : hi;
 			top = s[i].max > s[top].max ? i : top;
@@ -46,10 +46,10 @@ static int reduction_order(FILE *f, const results *r, char *err, size_t errlen)
 		fprintf(f, "On the same random instance, changing only the reduction order (%zu orders) moves the "
 			   "largest error by a median of %s to %s %s across the configurations in the table below",
 			s[0].npoints, narr_num(a, s[lo].median), narr_num(b, s[hi].median), u);
-		fprintf(f, ", and by at most %s (%s).", narr_num(a, s[top].max), nk ? narr_group_label(lab, &g, r, top, NULL) : r->name);
+		fprintf(f, ", and by at most %s (%s).", narr_num(a, s[top].max), nk ? narr_group_label(lab, g, r, top, NULL) : r->name);
 		if (sn) {
 			size_t nlo = 0, nhi = 0;
-			for (size_t i = 1; i < g.n; i++) {
+			for (size_t i = 1; i < g->n; i++) {
 				nlo = sn[i].median < sn[nlo].median ? i : nlo;
 				nhi = sn[i].median > sn[nhi].median ? i : nhi;
 			}
@@ -60,9 +60,9 @@ static int reduction_order(FILE *f, const results *r, char *err, size_t errlen)
 		fprintf(f, "\n\n| configuration | median spread (%s) | largest spread |%s lowest median error | highest "
 			   "median error | trials |\n|---|---:|---:|%s---|---|---:|\n",
 			u, sn ? " median spread, normwise (u) |" : "", sn ? "---:|" : "");
-		for (size_t i = 0; i < g.n; i++) {
+		for (size_t i = 0; i < g->n; i++) {
 			char c1[NARR_NUM], c2[NARR_NUM], c3[NARR_NUM];
-			fprintf(f, "| %s | %s | %s |", nk ? narr_group_label(lab, &g, r, i, NULL) : r->name, narr_num(a, s[i].median),
+			fprintf(f, "| %s | %s | %s |", nk ? narr_group_label(lab, g, r, i, NULL) : r->name, narr_num(a, s[i].median),
 				narr_num(b, s[i].max));
 			if (sn)
 				fprintf(f, " %s |", narr_num(c3, sn[i].median / uo));
@@ -71,9 +71,8 @@ static int reduction_order(FILE *f, const results *r, char *err, size_t errlen)
 				narr_num(c2, results_stat(r, s[i].hi, m)->median), s[i].ntrials);
 		}
 	}
-	free(s);
 	free(sn);
-	groups_free(&g);
+	narr_curves_free(&cv);
 	if (!rc)
 		narr_nan_sentence(f, r, m, 0);
 	return rc;

@@ -54,19 +54,18 @@ int catalog_spec_init(run_spec *s, const char *name, message *e)
 	return SKV_EINVAL;
 }
 
-int catalog_narrate(FILE *f, const results *r, char *err, size_t errlen)
+int catalog_narrate(FILE *f, const results *r, message *e)
 {
 	if (!f || !r)
 		return SKV_EINVAL;
-	if (err && errlen)
-		err[0] = '\0';
+	msg_free(e);
 	const experiment *x = experiment_find(r->name);
 	narrator write = x ? x->narrate : narr_generic;
-	int rc = write(f, r, err, errlen);
+	int rc = write(f, r, e);
 	/* A known experiment whose CSV lacks what its findings need (a systems
 	 * table without presets) still gets the generic findings. */
-	if (rc == SKV_EINVAL && write != narr_generic && (!err || !*err))
-		rc = narr_generic(f, r, err, errlen);
+	if (rc == SKV_EINVAL && write != narr_generic && !*msg_text(e))
+		rc = narr_generic(f, r, e);
 	if (!rc)
 		fputc('\n', f);
 	return rc ? rc : ferror(f) ? SKV_EIO : SKV_OK;

@@ -7,75 +7,79 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int split_count(FILE *f, const results *r, char *err, size_t errlen)
+/* The slope of each curve (one per partial format, the LSE in fp64 when
+ * that was run) and its error at the largest S. */
+static void slopes_sentence(FILE *f, const results *r, const narr_curves *c, int lse64)
+{
+	const find_trend *t = c->per;
+	const groups *g = &c->g;
+	char a[NARR_NUM], b[NARR_NUM], lab[NARR_LABEL];
+	fprintf(f, "%sthe median normwise error scales as S^a with the split count S; least-squares fits of "
+		   "log error against log S over S = %s to %s give ",
+		lse64 ? "With the LSE stored in fp64, so that only the partials' format acts, " : "",
+		narr_val(a, t[0].x_first), narr_val(b, t[0].x_last));
+	for (size_t i = 0; i < g->n; i++) {
+		fputs(narr_sep(i, g->n), f);
+		if (isnan(t[i].slope))
+			fprintf(f, "no slope for %s (fewer than two positive errors)", narr_group_label(lab, g, r, i, NULL));
+		else
+			fprintf(f, "a = %.2f for %s", narr_slope2(t[i].slope), narr_group_label(lab, g, r, i, NULL));
+	}
+	fprintf(f, ". At S = %s the median error is ", narr_val(a, t[0].x_last));
+	for (size_t i = 0; i < g->n; i++)
+		fprintf(f, "%s%s (%s)", narr_sep(i, g->n), narr_num(a, t[i].y_last), narr_group_label(lab, g, r, i, NULL));
+	fputs(".", f);
+}
+
+/* The LSE format's own effect, the partials exact to fp64: each curve from
+ * the smallest to the largest S, and why they agree at S = 1. */
+static void lse_sentence(FILE *f, const results *r, const narr_curves *c)
+{
+	const find_trend *t = c->per;
+	const groups *g = &c->g;
+	char a[NARR_NUM], b[NARR_NUM], d[NARR_NUM], lab[NARR_LABEL];
+	fprintf(f, " With fp64 partials the LSE format alone goes from S = %s to S = %s as ",
+		narr_val(b, t[0].x_first), narr_val(d, t[0].x_last));
+	for (size_t i = 0; i < g->n; i++)
+		fprintf(f, "%s%s to %s (%s)", narr_sep(i, g->n), narr_num(a, t[i].y_first), narr_num(b, t[i].y_last),
+			narr_group_label(lab, g, r, i, NULL));
+	fputs(".", f);
+	/* Said only when the data show it: at S = 1 every LSE format gives the
+	 * same error (within 1%). */
+	int same = t[0].x_first == 1.0;
+	for (size_t i = 1; i < g->n; i++)
+		same &= fabs(t[i].y_first - t[0].y_first) <= 0.01 * fabs(t[0].y_first);
+	if (same && g->n > 1)
+		fputs(" At S = 1 every LSE format gives the same error: a lone split's weight is "
+		      "exp(L - L) = 1 exactly whatever its stored LSE, so the LSE format only starts "
+		      "to cost at S = 2.", f);
+}
+
+static int split_count(FILE *f, const results *r, message *e)
 {
 	size_t m = narr_metric(r, "norm_rel_err");
-	char a[NARR_NUM], b[NARR_NUM], lab[NARR_LABEL];
 	/* With the LSE in fp64 its rounding is negligible next to any partial
 	 * format's, so the slope belongs to the partial format alone. */
 	int lse64 = results_varies(r, "lse") && narr_has_value(r, "lse", "fp64");
 	const char *ex[] = {"splits", "lse"};
-	const char *keys[NARR_KEYS];
-	size_t nk = narr_keys_except(r, keys, ex, lse64 ? 2 : 1);
-	groups g;
-	int rc = groups_make(&g, r, keys, nk, lse64 ? "lse" : NULL, "fp64");
+	narr_curves cv;
+	int rc = narr_curves_make(&cv, r, ex, lse64 ? 2 : 1, lse64 ? "lse" : NULL, "fp64", sizeof(find_trend));
 	if (rc)
 		return rc;
-	find_trend *t = malloc((g.n ? g.n : 1) * sizeof *t);
-	if (!t) {
-		groups_free(&g);
-		return SKV_ENOMEM;
-	}
-	rc = find_trends(t, r, &g, "splits", m, err, errlen);
-	if (!rc && g.n) {
-		fprintf(f, "%sthe median normwise error scales as S^a with the split count S; least-squares fits of "
-			   "log error against log S over S = %s to %s give ",
-			lse64 ? "With the LSE stored in fp64, so that only the partials' format acts, " : "",
-			narr_val(a, t[0].x_first), narr_val(b, t[0].x_last));
-		for (size_t i = 0; i < g.n; i++) {
-			fputs(narr_sep(i, g.n), f);
-			if (isnan(t[i].slope))
-				fprintf(f, "no slope for %s (fewer than two positive errors)", narr_group_label(lab, &g, r, i, NULL));
-			else
-				fprintf(f, "a = %.2f for %s", narr_slope2(t[i].slope), narr_group_label(lab, &g, r, i, NULL));
-		}
-		fprintf(f, ". At S = %s the median error is ", narr_val(a, t[0].x_last));
-		for (size_t i = 0; i < g.n; i++)
-			fprintf(f, "%s%s (%s)", narr_sep(i, g.n), narr_num(a, t[i].y_last), narr_group_label(lab, &g, r, i, NULL));
-		fputs(".", f);
-	}
-	free(t);
-	groups_free(&g);
+	rc = find_trends(cv.per, r, &cv.g, "splits", m, e);
+	if (!rc && cv.g.n)
+		slopes_sentence(f, r, &cv, lse64);
+	narr_curves_free(&cv);
 	if (rc)
 		return rc;
-	/* The LSE format's own effect, with the partials exact to fp64. */
 	if (results_varies(r, "lse") && results_varies(r, "partial") && narr_has_value(r, "partial", "fp64")) {
 		const char *ex2[] = {"splits", "partial"};
-		nk = narr_keys_except(r, keys, ex2, 2);
-		if ((rc = groups_make(&g, r, keys, nk, "partial", "fp64")))
+		if ((rc = narr_curves_make(&cv, r, ex2, 2, "partial", "fp64", sizeof(find_trend))))
 			return rc;
-		t = malloc((g.n ? g.n : 1) * sizeof *t);
-		rc = t ? find_trends(t, r, &g, "splits", m, err, errlen) : SKV_ENOMEM;
-		if (!rc && g.n) {
-			char c[NARR_NUM];
-			fprintf(f, " With fp64 partials the LSE format alone goes from S = %s to S = %s as ",
-				narr_val(b, t[0].x_first), narr_val(c, t[0].x_last));
-			for (size_t i = 0; i < g.n; i++)
-				fprintf(f, "%s%s to %s (%s)", narr_sep(i, g.n), narr_num(a, t[i].y_first), narr_num(b, t[i].y_last),
-					narr_group_label(lab, &g, r, i, NULL));
-			fputs(".", f);
-			/* Said only when the data show it: at S = 1 every LSE format
-			 * gives the same error (within 1%). */
-			int same = t[0].x_first == 1.0;
-			for (size_t i = 1; i < g.n; i++)
-				same &= fabs(t[i].y_first - t[0].y_first) <= 0.01 * fabs(t[0].y_first);
-			if (same && g.n > 1)
-				fputs(" At S = 1 every LSE format gives the same error: a lone split's weight is "
-				      "exp(L - L) = 1 exactly whatever its stored LSE, so the LSE format only starts "
-				      "to cost at S = 2.", f);
-		}
-		free(t);
-		groups_free(&g);
+		rc = find_trends(cv.per, r, &cv.g, "splits", m, e);
+		if (!rc && cv.g.n)
+			lse_sentence(f, r, &cv);
+		narr_curves_free(&cv);
 	}
 	narr_nan_sentence(f, r, m, 0);
 	return rc;

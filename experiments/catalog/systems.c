@@ -23,42 +23,18 @@ static int reference_preset(const char *name)
 	return strcmp(name, "exact-fp64") == 0 || strcmp(name, "naive-fp16") == 0 || strcmp(name, "none") == 0;
 }
 
-static int systems(FILE *f, const results *r, char *err, size_t errlen)
+/* The table of every operating point (curve i of cv), its presets from
+ * most to least accurate; first[j] and last[j] count the points where
+ * preset j (a group of pre) is the best and the worst production preset. */
+static void ranking_table(FILE *t, size_t *first, size_t *last, size_t *ord, const results *r, const narr_curves *cv,
+			  const groups *pre, size_t m)
 {
-	(void)err, (void)errlen;
-	if (!results_varies(r, "preset"))
-		return SKV_EINVAL;
-	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], lab[NARR_LABEL];
-	const char *ex[] = {"preset"};
-	const char *keys[NARR_KEYS];
-	size_t nk = narr_keys_except(r, keys, ex, 1);
-	groups g, pre;
-	const char *pk = "preset";
-	int rc = groups_make(&g, r, keys, nk, NULL, NULL);
-	if (rc)
-		return rc;
-	if ((rc = groups_make(&pre, r, &pk, 1, NULL, NULL))) {
-		groups_free(&g);
-		return rc;
-	}
-	size_t *ord = malloc(r->npoints * sizeof *ord);
-	size_t *first = calloc(pre.n, sizeof *first), *last = calloc(pre.n, sizeof *last);
-	char *table = NULL;
-	size_t tlen = 0;
-	FILE *t = open_memstream(&table, &tlen);
-	if (!ord || !first || !last || !t) {
-		if (t)
-			fclose(t);
-		free(table), free(ord), free(first), free(last);
-		groups_free(&g), groups_free(&pre);
-		return SKV_ENOMEM;
-	}
 	fputs("| operating point | presets from most to least accurate (median normwise error) |\n|---|---|\n", t);
-	for (size_t i = 0; i < g.n; i++) {
+	for (size_t i = 0; i < cv->g.n; i++) {
 		size_t k = 0;
 		for (size_t p = 0; p < r->npoints; p++)
-			if (g.of_point[p] == i) {
+			if (cv->g.of_point[p] == i) {
 				/* insertion by median, stable: ties keep the sweep order */
 				size_t j = k++;
 				for (; j > 0 && cmp_median(&ord[j - 1], &p, r, m) > 0; j--)
@@ -73,52 +49,84 @@ static int systems(FILE *f, const results *r, char *err, size_t errlen)
 				hi = j;
 			}
 		if (lo != NO_GROUP) {
-			first[pre.of_point[ord[lo]]]++;
-			last[pre.of_point[ord[hi]]]++;
+			first[pre->of_point[ord[lo]]]++;
+			last[pre->of_point[ord[hi]]]++;
 		}
-		fprintf(t, "| %s |", nk ? narr_group_label(lab, &g, r, i, NULL) : r->name);
+		fprintf(t, "| %s |", cv->nk ? narr_group_label(lab, &cv->g, r, i, NULL) : r->name);
 		for (size_t j = 0; j < k; j++)
 			fprintf(t, "%s %s (%s)", j ? "," : "", results_get(r, ord[j], "preset"),
 				narr_num(a, results_stat(r, ord[j], m)->median));
 		fputs(" |\n", t);
 	}
-	fclose(t);
-	size_t bi = 0, wi = 0;
-	for (size_t j = 1; j < pre.n; j++) {
-		bi = first[j] > first[bi] ? j : bi;
-		wi = last[j] > last[wi] ? j : wi;
-	}
-	if (first[bi])
-		fprintf(f, "Among the production presets (all but exact-fp64 and naive-fp16, the two ends), %s has the "
-			   "smallest median normwise error at %zu of the %zu operating points and %s the largest at %zu "
-			   "(ties keep the order of the sweep).",
-			groups_value(&pre, r, bi, 0), first[bi], g.n, groups_value(&pre, r, wi, 0), last[wi]);
-	/* How far each preset sits above its output format's floor: the exact
-	 * answer rounded once to the output format, which no kernel beats. */
-	size_t fm;
-	if (results_metric(r, "floor_err", &fm) == SKV_OK) {
-		fputs(" Against the floor (the exact output rounded once to the preset's output format), the largest "
-		      "ratio of median error to median floor over the operating points is ", f);
-		for (size_t j = 0; j < pre.n; j++) {
-			double worst = 0.0;
-			for (size_t p = 0; p < r->npoints; p++) {
-				if (pre.of_point[p] != j)
-					continue;
-				double e = results_stat(r, p, m)->median, fl = results_stat(r, p, fm)->median;
-				if (fl > 0.0 && !isnan(e))
-					worst = fmax(worst, e / fl);
-			}
-			fprintf(f, "%s%s (%s)", narr_sep(j, pre.n), narr_num(a, worst), groups_value(&pre, r, j, 0));
+}
+
+/* How far each preset sits above its output format's floor: the exact
+ * answer rounded once to the output format, which no kernel beats. */
+static void floor_sentence(FILE *f, const results *r, const groups *pre, size_t m, size_t fm)
+{
+	char a[NARR_NUM];
+	fputs(" Against the floor (the exact output rounded once to the preset's output format), the largest "
+	      "ratio of median error to median floor over the operating points is ", f);
+	for (size_t j = 0; j < pre->n; j++) {
+		double worst = 0.0;
+		for (size_t p = 0; p < r->npoints; p++) {
+			if (pre->of_point[p] != j)
+				continue;
+			double e = results_stat(r, p, m)->median, fl = results_stat(r, p, fm)->median;
+			if (fl > 0.0 && !isnan(e))
+				worst = fmax(worst, e / fl);
 		}
-		fputs(": near 1, the kernel and merge add nothing to the output rounding; far above it, they "
-		      "dominate.", f);
+		fprintf(f, "%s%s (%s)", narr_sep(j, pre->n), narr_num(a, worst), groups_value(pre, r, j, 0));
 	}
-	narr_nan_sentence(f, r, m, 1);
-	fprintf(f, "\n\n%s", table);
+	fputs(": near 1, the kernel and merge add nothing to the output rounding; far above it, they "
+	      "dominate.", f);
+}
+
+static int systems(FILE *f, const results *r, message *e)
+{
+	(void)e;
+	if (!results_varies(r, "preset"))
+		return SKV_EINVAL;
+	size_t m = narr_metric(r, "norm_rel_err");
+	const char *ex[] = {"preset"}, *pk = "preset";
+	narr_curves cv;
+	groups pre;
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, 0);
+	if (rc)
+		return rc;
+	if ((rc = groups_make(&pre, r, &pk, 1, NULL, NULL))) {
+		narr_curves_free(&cv);
+		return rc;
+	}
+	size_t *ord = malloc(r->npoints * sizeof *ord);
+	size_t *first = calloc(pre.n, sizeof *first), *last = calloc(pre.n, sizeof *last);
+	char *table = NULL;
+	size_t tlen = 0;
+	FILE *t = ord && first && last ? open_memstream(&table, &tlen) : NULL;
+	rc = t ? SKV_OK : SKV_ENOMEM;
+	if (t) {
+		ranking_table(t, first, last, ord, r, &cv, &pre, m);
+		fclose(t);
+		size_t bi = 0, wi = 0;
+		for (size_t j = 1; j < pre.n; j++) {
+			bi = first[j] > first[bi] ? j : bi;
+			wi = last[j] > last[wi] ? j : wi;
+		}
+		if (first[bi])
+			fprintf(f, "Among the production presets (all but exact-fp64 and naive-fp16, the two ends), %s has the "
+				   "smallest median normwise error at %zu of the %zu operating points and %s the largest at %zu "
+				   "(ties keep the order of the sweep).",
+				groups_value(&pre, r, bi, 0), first[bi], cv.g.n, groups_value(&pre, r, wi, 0), last[wi]);
+		size_t fm;
+		if (results_metric(r, "floor_err", &fm) == SKV_OK)
+			floor_sentence(f, r, &pre, m, fm);
+		narr_nan_sentence(f, r, m, 1);
+		fprintf(f, "\n\n%s", table);
+	}
 	free(table), free(ord), free(first), free(last);
-	groups_free(&g);
+	narr_curves_free(&cv);
 	groups_free(&pre);
-	return SKV_OK;
+	return rc;
 }
 
 const experiment exp_systems = {

@@ -7,30 +7,30 @@
 #include "catalog/narrate.h"
 #include "results/labels.h"
 
-static int uneven_splits(FILE *f, const results *r, char *err, size_t errlen)
+static int uneven_splits(FILE *f, const results *r, message *e)
 {
-	(void)err, (void)errlen;
+	(void)e;
 	size_t m = narr_metric(r, "norm_rel_err");
 	char a[NARR_NUM], lab[NARR_LABEL];
 	const char *ex[] = {"layout"};
-	const char *keys[NARR_KEYS];
-	size_t nk = narr_keys_except(r, keys, ex, 1);
-	groups g;
-	int rc = groups_make(&g, r, keys, nk, NULL, NULL);
+	narr_curves cv;
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, 0);
 	if (rc)
 		return rc;
+	const groups *g = &cv.g;
+	const size_t nk = cv.nk;
 	/* Per configuration: the worst layout's median against even splits'. */
 	double worst[2] = {-INFINITY, -INFINITY};
 	size_t wg[2] = {NO_GROUP, NO_GROUP}, wp[2] = {0, 0};
 	const char *even[] = {"even"};
-	for (size_t i = 0; i < g.n; i++) {
-		int w = narr_is_weighted(results_get(r, g.first[i], "merge")) || !results_get(r, g.first[i], "merge");
+	for (size_t i = 0; i < g->n; i++) {
+		int w = narr_is_weighted(results_get(r, g->first[i], "merge")) || !results_get(r, g->first[i], "merge");
 		for (size_t p = 0; p < r->npoints; p++) {
 			double ratio;
 			size_t base;
-			if (g.of_point[p] != i)
+			if (g->of_point[p] != i)
 				continue;
-			if (find_ratio(&ratio, &base, r, &g, i, "layout", results_get(r, p, "layout"), even, 1, m) ||
+			if (find_ratio(&ratio, &base, r, g, i, "layout", results_get(r, p, "layout"), even, 1, m) ||
 			    !(ratio > worst[w]))
 				continue;
 			worst[w] = ratio;
@@ -41,12 +41,12 @@ static int uneven_splits(FILE *f, const results *r, char *err, size_t errlen)
 	if (wg[1] != NO_GROUP)
 		fprintf(f, "Against even splits, the worst layout multiplies the median normwise error of the LSE-weighted "
 			   "merges by at most %s (layout %s, %s).",
-			narr_num(a, worst[1]), results_get(r, wp[1], "layout"), nk ? narr_group_label(lab, &g, r, wg[1], NULL) : r->name);
+			narr_num(a, worst[1]), results_get(r, wp[1], "layout"), nk ? narr_group_label(lab, g, r, wg[1], NULL) : r->name);
 	if (wg[0] != NO_GROUP)
 		fprintf(f, "%sor the plain mean and sum, which ignore the split sizes, the factor reaches %s (layout %s, %s).",
 			wg[1] != NO_GROUP ? " F" : "F", narr_num(a, worst[0]), results_get(r, wp[0], "layout"),
-			nk ? narr_group_label(lab, &g, r, wg[0], NULL) : r->name);
-	groups_free(&g);
+			nk ? narr_group_label(lab, g, r, wg[0], NULL) : r->name);
+	narr_curves_free(&cv);
 	narr_nan_sentence(f, r, m, 1);
 	return SKV_OK;
 }

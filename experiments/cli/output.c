@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "core/stats.h"
 #include "io/csv.h"
 
 extern char **environ;
@@ -93,12 +94,6 @@ int output_csv(FILE *f, const run_spec *s, const sweep_result *r)
 	return ferror(f) ? SKV_EIO : SKV_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Median and max of n values; both NaN if any value is NaN, so a NaN trial
  * is never hidden by the aggregate. */
 static void med_max(double *med, double *max, double *x, size_t n)
@@ -108,7 +103,7 @@ static void med_max(double *med, double *max, double *x, size_t n)
 			*med = *max = NAN;
 			return;
 		}
-	qsort(x, n, sizeof *x, cmp_double);
+	qsort(x, n, sizeof *x, stats_cmp_double);
 	*med = n % 2 ? x[n / 2] : 0.5 * x[n / 2 - 1] + 0.5 * x[n / 2];
 	*max = x[n - 1];
 }

@@ -2,12 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/core.h"
-
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
+#include "core/stats.h"
 
 /*
  * n keys in S splits, bounds[0] = 0 <= bounds[1] <= ... <= bounds[S] = n:
@@ -63,7 +58,7 @@ int layout_bounds(size_t *bounds, size_t n, size_t S, layout_id layout, uint64_t
 		bounds[S] = n;
 		for (size_t s = 1; s < S; s++)
 			bounds[s] = grid[skv_rng_below(&r, (uint64_t)S + 1)];
-		qsort(bounds + 1, S - 1, sizeof *bounds, cmp_size);
+		qsort(bounds + 1, S - 1, sizeof *bounds, stats_cmp_size);
 		free(grid);
 		return SKV_OK;
 	}

@@ -22,9 +22,15 @@ int stats_quantile(double *q, const double *sorted, size_t n, double p)
 	return SKV_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
+int stats_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int stats_cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	return (x > y) - (x < y);
 }
 
@@ -45,7 +51,7 @@ int stats_compute(stat_summary *s, const double *v, size_t n)
 	if (k == 0) {
 		r.median = r.min = r.max = r.q1 = r.q3 = NAN;
 	} else {
-		qsort(w, k, sizeof *w, cmp_double);
+		qsort(w, k, sizeof *w, stats_cmp_double);
 		r.min = w[0];
 		r.max = w[k - 1];
 		stats_quantile(&r.q1, w, k, 0.25);

@@ -25,6 +25,12 @@ int stats_quantile(double *q, const double *sorted, size_t n, double p);
  * or element reaches stays NaN (never a silent finite maximum). */
 double stats_max(double a, double b);
 
+/* qsort and bsearch comparators of doubles and of size_t, ascending. The
+ * double one orders numbers only: with a NaN the order is unspecified, so
+ * callers sort NaN-free arrays (a NaN is counted apart first). */
+int stats_cmp_double(const void *a, const void *b);
+int stats_cmp_size(const void *a, const void *b);
+
 /* Summary of v[0..n) (any order, NaN allowed; v is not modified).
  * SKV_EINVAL for n == 0 or NULL; SKV_ENOMEM. */
 int stats_compute(stat_summary *s, const double *v, size_t n);

@@ -34,17 +34,21 @@ static int vec_push(vec *a, size_t x)
 	return SKV_OK;
 }
 
-void csv_fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
+void csv_fail(message *e, const char *name, size_t line, const char *fmt, ...)
 {
-	if (!err || errlen == 0)
+	if (!e)
 		return;
-	int k = snprintf(err, errlen, "%s:%zu: ", name, line);
-	if (k < 0 || (size_t)k >= errlen)
-		return;
-	va_list ap;
+	va_list ap, aq;
 	va_start(ap, fmt);
-	vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+	va_copy(aq, ap);
+	const int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	char *what = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (what)
+		vsnprintf(what, (size_t)n + 1, fmt, aq);
+	va_end(aq);
+	msg_set(e, "%s:%zu: %s", name, line, what ? what : "out of memory");
+	free(what);
 }
 
 /* The parser's state: input, output buffer and the records found so far. */
@@ -60,7 +64,7 @@ typedef struct {
 
 /* Reads one field at p->pos into p->out. Returns SKV_OK and leaves p->pos on
  * the separator (',', CR, LF) or at the end; SKV_EINVAL with a message. */
-static int field(parser *p, const char *name, char *err, size_t errlen)
+static int field(parser *p, const char *name, message *e)
 {
 	int rc = vec_push(&p->field, p->nout);
 	if (rc)
@@ -70,7 +74,7 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 		p->pos++;
 		for (;;) {
 			if (p->pos >= p->len) {
-				csv_fail(err, errlen, name, open, "unterminated quoted field");
+				csv_fail(e, name, open, "unterminated quoted field");
 				return SKV_EINVAL;
 			}
 			char c = p->s[p->pos];
@@ -84,7 +88,7 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 				break;
 			}
 			if (c == '\0') {
-				csv_fail(err, errlen, name, p->line, "NUL byte");
+				csv_fail(e, name, p->line, "NUL byte");
 				return SKV_EINVAL;
 			}
 			if (c == '\n')
@@ -93,7 +97,7 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 			p->pos++;
 		}
 		if (p->pos < p->len && p->s[p->pos] != ',' && p->s[p->pos] != '\r' && p->s[p->pos] != '\n') {
-			csv_fail(err, errlen, name, p->line, "character '%c' after a closing quote", p->s[p->pos]);
+			csv_fail(e, name, p->line, "character '%c' after a closing quote", p->s[p->pos]);
 			return SKV_EINVAL;
 		}
 	} else {
@@ -102,11 +106,11 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 			if (c == ',' || c == '\r' || c == '\n')
 				break;
 			if (c == '"') {
-				csv_fail(err, errlen, name, p->line, "quote inside an unquoted field");
+				csv_fail(e, name, p->line, "quote inside an unquoted field");
 				return SKV_EINVAL;
 			}
 			if (c == '\0') {
-				csv_fail(err, errlen, name, p->line, "NUL byte");
+				csv_fail(e, name, p->line, "NUL byte");
 				return SKV_EINVAL;
 			}
 			p->out[p->nout++] = c;
@@ -118,13 +122,13 @@ static int field(parser *p, const char *name, char *err, size_t errlen)
 }
 
 /* Reads one record; consumes its terminator. */
-static int record(parser *p, const char *name, char *err, size_t errlen)
+static int record(parser *p, const char *name, message *e)
 {
 	int rc = vec_push(&p->rec, p->field.n);
 	if (!rc)
 		rc = vec_push(&p->recline, p->line);
 	while (!rc) {
-		rc = field(p, name, err, errlen);
+		rc = field(p, name, e);
 		if (rc)
 			break;
 		if (p->pos >= p->len)
@@ -136,7 +140,7 @@ static int record(parser *p, const char *name, char *err, size_t errlen)
 		}
 		if (c == '\r') {
 			if (p->pos + 1 >= p->len || p->s[p->pos + 1] != '\n') {
-				csv_fail(err, errlen, name, p->line, "carriage return not followed by a line feed");
+				csv_fail(e, name, p->line, "carriage return not followed by a line feed");
 				return SKV_EINVAL;
 			}
 			p->pos++;
@@ -168,16 +172,16 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(sort_out + sort_off[*(const size_t *)a], sort_out + sort_off[*(const size_t *)b]);
 }
 
-static int check_header(size_t **sorted, const parser *p, size_t ncols, const char *name, char *err, size_t errlen)
+static int check_header(size_t **sorted, const parser *p, size_t ncols, const char *name, message *e)
 {
 	for (size_t c = 0; c < ncols; c++)
 		if (!p->out[p->field.v[c]]) {
-			csv_fail(err, errlen, name, 1, "column %zu has an empty name", c + 1);
+			csv_fail(e, name, 1, "column %zu has an empty name", c + 1);
 			return SKV_EINVAL;
 		}
 	size_t *idx = malloc((ncols ? ncols : 1) * sizeof *idx);
 	if (!idx) {
-		csv_fail(err, errlen, name, 1, "out of memory");
+		csv_fail(e, name, 1, "out of memory");
 		return SKV_ENOMEM;
 	}
 	for (size_t c = 0; c < ncols; c++)
@@ -187,7 +191,7 @@ static int check_header(size_t **sorted, const parser *p, size_t ncols, const ch
 	qsort(idx, ncols, sizeof *idx, cmp_name);
 	for (size_t c = 1; c < ncols; c++)
 		if (cmp_name(&idx[c - 1], &idx[c]) == 0) {
-			csv_fail(err, errlen, name, 1, "column '%s' appears twice", p->out + p->field.v[idx[c]]);
+			csv_fail(e, name, 1, "column '%s' appears twice", p->out + p->field.v[idx[c]]);
 			free(idx);
 			return SKV_EINVAL;
 		}
@@ -195,18 +199,76 @@ static int check_header(size_t **sorted, const parser *p, size_t ncols, const ch
 	return SKV_OK;
 }
 
-int csv_parse(csv_table *t, const char *text, size_t len, const char *name, char *err, size_t errlen)
+/* Reads every record, checking each as it comes so the first error in the
+ * file is the one reported: the header's width (*ncols) against the limit,
+ * every later record's against the header's. Closes the record list with
+ * the total field count. */
+static int records(parser *p, size_t *ncols, const char *name, message *e)
+{
+	int rc = SKV_OK;
+	while (!rc && p->pos < p->len) {
+		rc = record(p, name, e);
+		if (rc)
+			break;
+		size_t r = p->rec.n - 1, n = p->field.n - p->rec.v[r];
+		if (r == 0) {
+			*ncols = n;
+			if (n > CSV_MAX_COLS) {
+				csv_fail(e, name, 1, "%zu columns, more than the %d skv reads", n, CSV_MAX_COLS);
+				rc = SKV_EINVAL;
+			}
+		} else if (n != *ncols) {
+			csv_fail(e, name, p->recline.v[r], "%zu fields, the header has %zu", n, *ncols);
+			rc = SKV_EINVAL;
+		}
+	}
+	if (!rc)
+		rc = vec_push(&p->rec, p->field.n);
+	if (rc == SKV_ENOMEM)
+		csv_fail(e, name, p->line, "out of memory");
+	return rc;
+}
+
+/* Moves what the parser found into t: the field pointers, the record
+ * lines, the text, the sorted header. The parser is spent either way. */
+static int table_take(csv_table *t, parser *p, size_t ncols, size_t *sorted, const char *name, message *e)
+{
+	char **field = malloc(p->field.n * sizeof *field);
+	char *nm = strdup(name);
+	if (!field || !nm) {
+		free(field);
+		free(nm);
+		free(sorted);
+		parser_free(p);
+		csv_fail(e, name, 0, "out of memory");
+		return SKV_ENOMEM;
+	}
+	for (size_t i = 0; i < p->field.n; i++)
+		field[i] = p->out + p->field.v[i];
+	t->ncols = ncols;
+	t->nrows = p->rec.n - 2; /* records, less the header and the closing total */
+	t->field = field;
+	t->line = p->recline.v;
+	t->name = nm;
+	t->text = p->out;
+	t->sorted = sorted;
+	free(p->field.v);
+	free(p->rec.v);
+	return SKV_OK;
+}
+
+int csv_parse(csv_table *t, const char *text, size_t len, const char *name, message *e)
 {
 	if (!name)
 		name = "(csv)";
 	if (!t || (!text && len)) {
-		csv_fail(err, errlen, name, 0, "invalid argument");
+		csv_fail(e, name, 0, "invalid argument");
 		return SKV_EINVAL;
 	}
 	/* Each input byte yields at most one output byte and each field one NUL;
 	 * there are at most len + 1 fields, so 2 len + 2 bytes always suffice. */
 	if (len > (SIZE_MAX - 2) / 2) {
-		csv_fail(err, errlen, name, 0, "file too large");
+		csv_fail(e, name, 0, "file too large");
 		return SKV_ENOMEM;
 	}
 	parser p = {.s = text, .len = len, .line = 1};
@@ -214,83 +276,34 @@ int csv_parse(csv_table *t, const char *text, size_t len, const char *name, char
 	if (len >= sizeof bom - 1 && memcmp(text, bom, sizeof bom - 1) == 0)
 		p.pos = sizeof bom - 1;
 	if (p.pos >= len) {
-		csv_fail(err, errlen, name, 1, "empty file: no header row");
+		csv_fail(e, name, 1, "empty file: no header row");
 		return SKV_EINVAL;
 	}
 	p.out = malloc(2 * len + 2);
 	if (!p.out) {
-		csv_fail(err, errlen, name, 0, "out of memory");
+		csv_fail(e, name, 0, "out of memory");
 		return SKV_ENOMEM;
 	}
-	/* Records are checked as they come so the first error in the file is
-	 * the one reported. */
-	int rc = SKV_OK;
-	size_t ncols = 0;
-	while (!rc && p.pos < len) {
-		rc = record(&p, name, err, errlen);
-		if (rc)
-			break;
-		size_t r = p.rec.n - 1, n = p.field.n - p.rec.v[r];
-		if (r == 0) {
-			ncols = n;
-			if (ncols > CSV_MAX_COLS) {
-				csv_fail(err, errlen, name, 1, "%zu columns, more than the %d skv reads", ncols,
-					     CSV_MAX_COLS);
-				rc = SKV_EINVAL;
-			}
-		} else if (n != ncols) {
-			csv_fail(err, errlen, name, p.recline.v[r], "%zu fields, the header has %zu", n, ncols);
-			rc = SKV_EINVAL;
-		}
-	}
+	size_t ncols = 0, *sorted = NULL;
+	int rc = records(&p, &ncols, name, e);
 	if (!rc)
-		rc = vec_push(&p.rec, p.field.n);
-	if (rc) {
-		if (rc == SKV_ENOMEM)
-			csv_fail(err, errlen, name, p.line, "out of memory");
-		parser_free(&p);
-		return rc;
-	}
-	size_t nrec = p.rec.n - 1;
-	size_t *sorted = NULL;
-	rc = check_header(&sorted, &p, ncols, name, err, errlen);
+		rc = check_header(&sorted, &p, ncols, name, e);
 	if (rc) {
 		parser_free(&p);
 		return rc;
 	}
-	char **field = malloc(p.field.n * sizeof *field);
-	char *nm = strdup(name);
-	if (!field || !nm) {
-		free(field);
-		free(nm);
-		free(sorted);
-		parser_free(&p);
-		csv_fail(err, errlen, name, 0, "out of memory");
-		return SKV_ENOMEM;
-	}
-	for (size_t i = 0; i < p.field.n; i++)
-		field[i] = p.out + p.field.v[i];
-	t->ncols = ncols;
-	t->nrows = nrec - 1;
-	t->field = field;
-	t->line = p.recline.v;
-	t->name = nm;
-	t->text = p.out;
-	t->sorted = sorted;
-	free(p.field.v);
-	free(p.rec.v);
-	return SKV_OK;
+	return table_take(t, &p, ncols, sorted, name, e);
 }
 
-int csv_read(csv_table *t, const char *path, char *err, size_t errlen)
+int csv_read(csv_table *t, const char *path, message *e)
 {
-	return csv_read_as(t, path, path, err, errlen);
+	return csv_read_as(t, path, path, e);
 }
 
-int csv_read_as(csv_table *t, const char *path, const char *name, char *err, size_t errlen)
+int csv_read_as(csv_table *t, const char *path, const char *name, message *e)
 {
 	if (!t || !path) {
-		csv_fail(err, errlen, path ? path : "(null)", 0, "invalid argument");
+		csv_fail(e, path ? path : "(null)", 0, "invalid argument");
 		return SKV_EINVAL;
 	}
 	if (!name)
@@ -318,12 +331,11 @@ int csv_read_as(csv_table *t, const char *path, const char *name, char *err, siz
 	if (fd >= 0)
 		close(fd);
 	if (why) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", name, why);
+		msg_set(e, "%s: %s", name, why);
 		free(buf);
-		return fd < 0 && errno == ENOENT ? SKV_EIO : SKV_EIO;
+		return SKV_EIO;
 	}
-	rc = csv_parse(t, buf, n, name, err, errlen);
+	rc = csv_parse(t, buf, n, name, e);
 	if (rc == SKV_OK) {
 		t->bytes = n;
 		t->fnv = csv_fnv1a64(CSV_FNV_INIT, buf, n);

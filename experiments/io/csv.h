@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/io.h" /* message */
+
 /* A parsed CSV file: a header record and nrows data records of ncols fields
  * each. Fields are unquoted, NUL-terminated strings owned by the table. */
 typedef struct {
@@ -32,16 +34,16 @@ typedef struct {
  * whose field count differs from the header's, an empty header field or a
  * duplicated header name is an error. A leading UTF-8 byte order mark is
  * skipped. `name` is only used in messages.
- * On error returns SKV_EINVAL (SKV_ENOMEM), writes "name:line: what" into
- * err[0..errlen) (when err is not NULL) and leaves *t untouched. */
-int csv_parse(csv_table *t, const char *text, size_t len, const char *name, char *err, size_t errlen);
+ * On error returns SKV_EINVAL (SKV_ENOMEM), sets e (io.h; may be NULL) to
+ * "name:line: what" and leaves *t untouched. */
+int csv_parse(csv_table *t, const char *text, size_t len, const char *name, message *e);
 
 /* Reads and parses the file at path; SKV_EIO (with "path: reason") when it
  * cannot be read, is not a regular file (refused without blocking on a
  * FIFO) or is larger than CSV_MAX_BYTES. The _as form names the file
  * `name` in messages. Records the file's size and checksum in t. */
-int csv_read(csv_table *t, const char *path, char *err, size_t errlen);
-int csv_read_as(csv_table *t, const char *path, const char *name, char *err, size_t errlen);
+int csv_read(csv_table *t, const char *path, message *e);
+int csv_read_as(csv_table *t, const char *path, const char *name, message *e);
 
 /* FNV-1a, 64 bits (Fowler, Noll, Vo), continuing from h: the checksum a
  * .meta records for its CSV and .md (it ties a set of files together
@@ -66,9 +68,9 @@ size_t csv_line(const csv_table *t, size_t row);
  * inf, -inf and nan: SKV_OK, or SKV_EINVAL for an empty field, leading
  * blanks or trailing characters (*x untouched). */
 int csv_number(double *x, const char *s);
-/* Writes "name:line: " and the message into err (cut at errlen): the one
- * shape of every error about a CSV file. */
-void csv_fail(char *err, size_t errlen, const char *name, size_t line, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+/* Sets e to "name:line: " and the message: the one shape of every error
+ * about a CSV file. */
+void csv_fail(message *e, const char *name, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -13,7 +13,8 @@
  * is allocated to its full length (never cut), and control characters of
  * the values it quotes (a line break, a terminal escape) are written as
  * \n, \t, \xHH, so it stays one printable line. Start with {NULL}; free
- * with msg_free. */
+ * with msg_free. A function that takes a `message *e` may be given NULL
+ * when the caller wants the status alone: msg_set then keeps nothing. */
 typedef struct {
 	char *msg;
 } message;

@@ -1,4 +1,4 @@
-/* error.c - one-line error messages of the skv program, never cut, control characters escaped. */
+/* msg.c - one-line error messages of the skv program, never cut, control characters escaped. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,8 @@ static char oom[] = "skv: out of memory";
 
 void msg_set(message *e, const char *fmt, ...)
 {
+	if (!e)
+		return;
 	va_list ap, aq;
 	va_start(ap, fmt);
 	va_copy(aq, ap);
@@ -50,11 +52,13 @@ void msg_set(message *e, const char *fmt, ...)
 
 const char *msg_text(const message *e)
 {
-	return e->msg ? e->msg : "";
+	return e && e->msg ? e->msg : "";
 }
 
 void msg_free(message *e)
 {
+	if (!e)
+		return;
 	if (e->msg != oom)
 		free(e->msg);
 	e->msg = NULL;

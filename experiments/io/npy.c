@@ -48,8 +48,7 @@ typedef struct {
 	const unsigned char *s;
 	size_t n, i, base; /* base: offset of s in the file, for messages */
 	const char *file, *name;
-	char *err;
-	size_t errlen;
+	message *e;
 } lit;
 
 typedef struct {
@@ -60,7 +59,7 @@ typedef struct {
 
 static int lit_fail(lit *p, const char *what)
 {
-	return tensor_errf(p->err, p->errlen, SKV_EINVAL, p->file, p->name, "header byte %zu: %s",
+	return tensor_errf(p->e, SKV_EINVAL, p->file, p->name, "header byte %zu: %s",
 			   p->base + p->i, what);
 }
 
@@ -222,14 +221,14 @@ static int descr_type(tensor_dtype *dt, int *big, const char *d, tensor_dtype ra
 			if (types[k].kind == d[1] && d[2] - '0' == (int)types[k].size)
 				break;
 	if (k == NTYPES || (d[0] == '|' && types[k].size != 1))
-		return tensor_errf(p->err, p->errlen, SKV_EINVAL, p->file, p->name,
+		return tensor_errf(p->e, SKV_EINVAL, p->file, p->name,
 				   "unsupported dtype '%s' (skv reads f2, f4, f8, i1..i8, u1..u8)", d);
 	*dt = types[k].dt;
 	*big = d[0] == '>';
 	if (raw == TENSOR_NONE || tensor_dtype_is_float(*dt))
 		return SKV_OK;
 	if (tensor_dtype_size(raw) != tensor_dtype_size(*dt))
-		return tensor_errf(p->err, p->errlen, SKV_EINVAL, p->file, p->name,
+		return tensor_errf(p->e, SKV_EINVAL, p->file, p->name,
 				   "dtype '%s' holds %zu-bit elements, %s needs %zu-bit ones", d,
 				   8 * tensor_dtype_size(*dt), tensor_dtype_name(raw),
 				   8 * tensor_dtype_size(raw));
@@ -282,36 +281,35 @@ static char *name_of(const char *label)
 static int read_header(header *h, size_t *off, const unsigned char *buf, size_t len, lit *p)
 {
 	const char *f = p->file, *nm = p->name;
-	char *e = p->err;
-	const size_t el = p->errlen;
+	message *e = p->e;
 	if (len < 10)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm, "truncated: %zu bytes, less than a .npy prefix",
+		return tensor_errf(e, SKV_EINVAL, f, nm, "truncated: %zu bytes, less than a .npy prefix",
 				   len);
 	if (memcmp(buf, magic, sizeof magic) != 0)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm, "not a .npy file (no \\x93NUMPY magic)");
+		return tensor_errf(e, SKV_EINVAL, f, nm, "not a .npy file (no \\x93NUMPY magic)");
 	if (buf[6] < 1 || buf[6] > 3 || buf[7] != 0)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm, "format version %u.%u is not 1.0, 2.0 or 3.0",
+		return tensor_errf(e, SKV_EINVAL, f, nm, "format version %u.%u is not 1.0, 2.0 or 3.0",
 				   buf[6], buf[7]);
 	const size_t lf = buf[6] == 1 ? 2 : 4, pre = 8 + lf;
 	if (len < pre)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm, "truncated in the header length");
+		return tensor_errf(e, SKV_EINVAL, f, nm, "truncated in the header length");
 	size_t hlen = 0;
 	for (size_t k = lf; k-- > 0;)
 		hlen = hlen << 8 | buf[8 + k];
 	if (hlen > NPY_MAX_HEADER)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm,
+		return tensor_errf(e, SKV_EINVAL, f, nm,
 				   "header of %zu bytes exceeds the cap of %d (numpy's default)", hlen,
 				   NPY_MAX_HEADER);
 	if (hlen > len - pre)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm,
+		return tensor_errf(e, SKV_EINVAL, f, nm,
 				   "truncated: the header claims %zu bytes, %zu follow the prefix", hlen,
 				   len - pre);
 	if ((pre + hlen) % NPY_ALIGN)
-		return tensor_errf(e, el, SKV_EINVAL, f, nm,
+		return tensor_errf(e, SKV_EINVAL, f, nm,
 				   "header ends at byte %zu, not on the format's 16-byte boundary",
 				   pre + hlen);
 	if (hlen == 0 || buf[pre + hlen - 1] != '\n')
-		return tensor_errf(e, el, SKV_EINVAL, f, nm, "header does not end in a newline");
+		return tensor_errf(e, SKV_EINVAL, f, nm, "header does not end in a newline");
 	p->s = buf + pre;
 	p->n = hlen;
 	p->i = 0;
@@ -321,7 +319,7 @@ static int read_header(header *h, size_t *off, const unsigned char *buf, size_t 
 }
 
 int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_t len,
-		 const tensor_read_opts *opts, char *err, size_t errlen)
+		 const tensor_read_opts *opts, message *e)
 {
 	const tensor_read_opts o = opts ? *opts : (tensor_read_opts){TENSOR_NONE, 0};
 	tensor t = {0};
@@ -330,10 +328,10 @@ int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_
 	int big = 0, st;
 	char shp[TENSOR_MAX_RANK * 22 + 4];
 	if (!(t.name = name_of(label)))
-		return tensor_errf(err, errlen, SKV_ENOMEM, label, NULL, "out of memory");
-	lit p = {.file = label, .name = t.name, .err = err, .errlen = errlen};
+		return tensor_errf(e, SKV_ENOMEM, label, NULL, "out of memory");
+	lit p = {.file = label, .name = t.name, .e = e};
 	if (o.raw != TENSOR_NONE && !tensor_dtype_is_float(o.raw)) {
-		st = tensor_errf(err, errlen, SKV_EINVAL, label, t.name, "raw format %d is not floating",
+		st = tensor_errf(e, SKV_EINVAL, label, t.name, "raw format %d is not floating",
 				 (int)o.raw);
 		goto fail;
 	}
@@ -343,12 +341,12 @@ int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_
 	const size_t sz = tensor_dtype_size(t.dtype);
 	tensor_shape_str(shp, sizeof shp, h.rank, h.shape);
 	if (tensor_count(&count, h.rank, h.shape) || count > SIZE_MAX / sizeof(double)) {
-		st = tensor_errf(err, errlen, SKV_EINVAL, label, t.name, "shape %s: element count overflows",
+		st = tensor_errf(e, SKV_EINVAL, label, t.name, "shape %s: element count overflows",
 				 shp);
 		goto fail;
 	}
 	if (count > (len - off) / sz || count * sz != len - off) {
-		st = tensor_errf(err, errlen, SKV_EINVAL, label, t.name,
+		st = tensor_errf(e, SKV_EINVAL, label, t.name,
 				 "%s: shape %s of '%s' is %zu elements of %zu bytes, %zu data bytes follow the header",
 				 count > (len - off) / sz ? "truncated" : "bytes after the data", shp, h.descr,
 				 count, sz, len - off);
@@ -363,7 +361,7 @@ int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_
 	if (count && (!v || !t.values)) {
 		if (v != t.values)
 			free(v);
-		st = tensor_errf(err, errlen, SKV_ENOMEM, label, t.name, "cannot hold %zu values", count);
+		st = tensor_errf(e, SKV_ENOMEM, label, t.name, "cannot hold %zu values", count);
 		goto fail;
 	}
 	st = tensor_decode_buf(v, &bad, buf + off, count, t.dtype, big);
@@ -373,11 +371,11 @@ int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_
 		free(v);
 	}
 	if (st) {
-		st = tensor_errf(err, errlen, SKV_ERANGE, label, t.name,
+		st = tensor_errf(e, SKV_ERANGE, label, t.name,
 				 "element %zu in file order: an integer beyond 2^53, not exact in a double", bad);
 		goto fail;
 	}
-	if (o.finite && (st = tensor_check_finite(&t, label, err, errlen)))
+	if (o.finite && (st = tensor_check_finite(&t, label, e)))
 		goto fail;
 	*out = t;
 	return SKV_OK;
@@ -386,22 +384,21 @@ fail:
 	return st;
 }
 
-int npy_read(tensor *out, const char *path, const tensor_read_opts *opts, char *err, size_t errlen)
+int npy_read(tensor *out, const char *path, const tensor_read_opts *opts, message *e)
 {
 	unsigned char *buf;
 	size_t len;
-	int st = tensor_read_file(&buf, &len, path, err, errlen);
+	int st = tensor_read_file(&buf, &len, path, e);
 	if (st)
 		return st;
-	st = npy_read_mem(out, path, buf, len, opts, err, errlen);
+	st = npy_read_mem(out, path, buf, len, opts, e);
 	free(buf);
 	return st;
 }
 
 /* ------------------------------------------------------------- writing */
 
-int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char *label, char *err,
-		  size_t errlen)
+int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char *label, message *e)
 {
 	/* bf16 and fp8 go out as their bits, in unsigned ints of their size */
 	const size_t sz = tensor_dtype_size(t->dtype);
@@ -413,7 +410,7 @@ int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char 
 			k = j;
 	if (k == NTYPES || t->rank > TENSOR_MAX_RANK || tensor_count(&count, t->rank, t->shape) ||
 	    count != t->count || count > SIZE_MAX / 8 || (count && !t->values))
-		return tensor_errf(err, errlen, SKV_EINVAL, label, t->name, "bad format, shape or values");
+		return tensor_errf(e, SKV_EINVAL, label, t->name, "bad format, shape or values");
 	nbytes = count * sz;
 	char head[NPY_WRITE_ALIGN * 4], shp[TENSOR_MAX_RANK * 22 + 4] = "";
 	size_t at = 0;
@@ -426,10 +423,10 @@ int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char 
 	size_t hlen = (size_t)h + 1;
 	hlen += (NPY_WRITE_ALIGN - (10 + hlen) % NPY_WRITE_ALIGN) % NPY_WRITE_ALIGN;
 	if (nbytes > SIZE_MAX - 10 - hlen)
-		return tensor_errf(err, errlen, SKV_EINVAL, label, t->name, "too large");
+		return tensor_errf(e, SKV_EINVAL, label, t->name, "too large");
 	unsigned char *b = malloc(10 + hlen + nbytes + 1);
 	if (!b)
-		return tensor_errf(err, errlen, SKV_ENOMEM, label, t->name, "out of memory");
+		return tensor_errf(e, SKV_ENOMEM, label, t->name, "out of memory");
 	memcpy(b, magic, 6);
 	b[6] = 1, b[7] = 0, b[8] = (unsigned char)(hlen & 0xff), b[9] = (unsigned char)(hlen >> 8);
 	memcpy(b + 10, head, (size_t)h);
@@ -437,21 +434,21 @@ int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char 
 	b[10 + hlen - 1] = '\n';
 	if (tensor_encode_buf(b + 10 + hlen, &bad, t->values, count, t->dtype)) {
 		free(b);
-		return tensor_value_errf(err, errlen, SKV_ERANGE, label, t, bad, "is not exactly representable");
+		return tensor_value_errf(e, SKV_ERANGE, label, t, bad, "is not exactly representable");
 	}
 	*buf = b;
 	*len = 10 + hlen + nbytes;
 	return SKV_OK;
 }
 
-int npy_write(const char *path, const tensor *t, char *err, size_t errlen)
+int npy_write(const char *path, const tensor *t, message *e)
 {
 	unsigned char *buf;
 	size_t len;
-	int st = npy_write_mem(&buf, &len, t, path, err, errlen);
+	int st = npy_write_mem(&buf, &len, t, path, e);
 	if (st)
 		return st;
-	st = tensor_write_file(path, buf, len, err, errlen);
+	st = tensor_write_file(path, buf, len, e);
 	free(buf);
 	return st;
 }

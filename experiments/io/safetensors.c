@@ -32,8 +32,7 @@ typedef struct {
 	const unsigned char *s;
 	size_t n, i; /* the header and the cursor; file offset = 8 + i */
 	const char *file, *name;
-	char *err;
-	size_t errlen;
+	message *e;
 } js;
 
 static int js_fail(js *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -44,7 +43,7 @@ static int js_fail(js *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return tensor_errf(p->err, p->errlen, SKV_EINVAL, p->file, p->name, "header byte %zu: %s",
+	return tensor_errf(p->e, SKV_EINVAL, p->file, p->name, "header byte %zu: %s",
 			   8 + p->i, msg);
 }
 
@@ -130,7 +129,7 @@ static int js_string(js *p, char **out)
 	char *d = malloc(end - p->i + 1);
 	size_t k = 0;
 	if (!d)
-		return tensor_errf(p->err, p->errlen, SKV_ENOMEM, p->file, p->name, "out of memory");
+		return tensor_errf(p->e, SKV_ENOMEM, p->file, p->name, "out of memory");
 	while (p->i < end) {
 		const unsigned char c = p->s[p->i];
 		size_t len = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
@@ -329,7 +328,7 @@ static int parse_meta(js *p, parsed *h)
 		return SKV_OK;
 	do {
 		if (!grow((void **)&h->m, &h->capm, h->nm, sizeof *h->m))
-			return tensor_errf(p->err, p->errlen, SKV_ENOMEM, p->file, NULL, "out of memory");
+			return tensor_errf(p->e, SKV_ENOMEM, p->file, NULL, "out of memory");
 		tensor_meta *m = &h->m[h->nm];
 		m->key = m->value = NULL;
 		h->nm++;
@@ -365,7 +364,7 @@ static int parse_header(js *p, parsed *h)
 				st = js_eat(p, ':') ? parse_meta(p, h) : js_fail(p, "expected ':'");
 			} else if (!grow((void **)&h->e, &h->cap, h->n, sizeof *h->e)) {
 				free(key);
-				return tensor_errf(p->err, p->errlen, SKV_ENOMEM, p->file, NULL, "out of memory");
+				return tensor_errf(p->e, SKV_ENOMEM, p->file, NULL, "out of memory");
 			} else {
 				entry *e = &h->e[h->n++];
 				memset(e, 0, sizeof *e);
@@ -410,7 +409,7 @@ static int by_offsets(const void *a, const void *b)
 /* Each entry's byte count against its shape and dtype (overflow-checked:
  * count <= SIZE_MAX / 8 so count * size fits), then names and keys unique,
  * then the tiling of the buffer in offset order. */
-static int validate(entry **ord, parsed *h, size_t buflen, const char *file, char *err, size_t el)
+static int validate(entry **ord, parsed *h, size_t buflen, const char *file, message *msg)
 {
 	char shp[TENSOR_MAX_RANK * 22 + 4];
 	for (size_t i = 0; i < h->n; i++) {
@@ -419,18 +418,18 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 		const unsigned long long b = e->begin, x = e->end;
 		tensor_shape_str(shp, sizeof shp, e->rank, e->shape);
 		if (tensor_count(&count, e->rank, e->shape) || count > SIZE_MAX / 8)
-			return tensor_errf(err, el, SKV_EINVAL, file, e->name,
+			return tensor_errf(msg, SKV_EINVAL, file, e->name,
 					   "shape %s: element count overflows", shp);
 		const uint64_t need = (uint64_t)count * tensor_dtype_size(e->dt);
 		if (x < b)
-			return tensor_errf(err, el, SKV_EINVAL, file, e->name,
+			return tensor_errf(msg, SKV_EINVAL, file, e->name,
 					   "data_offsets [%llu, %llu) end before they begin", b, x);
 		if (x - b != need)
-			return tensor_errf(err, el, SKV_EINVAL, file, e->name,
+			return tensor_errf(msg, SKV_EINVAL, file, e->name,
 					   "data_offsets [%llu, %llu) hold %llu bytes, shape %s of %s needs %llu",
 					   b, x, x - b, shp, e->file_dtype, (unsigned long long)need);
 		if (x > buflen)
-			return tensor_errf(err, el, SKV_EINVAL, file, e->name,
+			return tensor_errf(msg, SKV_EINVAL, file, e->name,
 					   "data_offsets [%llu, %llu) run past the end of the %zu-byte data buffer",
 					   b, x, buflen);
 	}
@@ -438,12 +437,12 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 		qsort(ord, h->n, sizeof *ord, by_name);
 	for (size_t i = 1; i < h->n; i++)
 		if (strcmp(ord[i - 1]->name, ord[i]->name) == 0)
-			return tensor_errf(err, el, SKV_EINVAL, file, ord[i]->name, "duplicate tensor name");
+			return tensor_errf(msg, SKV_EINVAL, file, ord[i]->name, "duplicate tensor name");
 	if (h->nm)
 		qsort(h->m, h->nm, sizeof *h->m, by_key);
 	for (size_t i = 1; i < h->nm; i++)
 		if (strcmp(h->m[i - 1].key, h->m[i].key) == 0)
-			return tensor_errf(err, el, SKV_EINVAL, file, NULL,
+			return tensor_errf(msg, SKV_EINVAL, file, NULL,
 					   "__metadata__ has the key \"%.200s\" twice", h->m[i].key);
 	if (h->n)
 		qsort(ord, h->n, sizeof *ord, by_offsets);
@@ -451,12 +450,12 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 	for (size_t i = 0; i < h->n; i++) {
 		const entry *e = ord[i], *q = i ? ord[i - 1] : NULL;
 		if (e->begin < at)
-			return tensor_errf(err, el, SKV_EINVAL, file, e->name,
+			return tensor_errf(msg, SKV_EINVAL, file, e->name,
 					   "data_offsets [%llu, %llu) overlap those of tensor \"%.200s\" [%llu, %llu)",
 					   (unsigned long long)e->begin, (unsigned long long)e->end, q->name,
 					   (unsigned long long)q->begin, (unsigned long long)q->end);
 		if (e->begin > at)
-			return tensor_errf(err, el, SKV_EINVAL, file, e->name,
+			return tensor_errf(msg, SKV_EINVAL, file, e->name,
 					   "data_offsets begin at %llu, leaving bytes [%llu, %llu) of the buffer "
 					   "unused (the data must be contiguous)",
 					   (unsigned long long)e->begin, (unsigned long long)at,
@@ -464,7 +463,7 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 		at = e->end;
 	}
 	if (at != buflen)
-		return tensor_errf(err, el, SKV_EINVAL, file, NULL,
+		return tensor_errf(msg, SKV_EINVAL, file, NULL,
 				   "the data buffer has %zu bytes, the tensors cover %llu: %zu bytes unaccounted for",
 				   buflen, (unsigned long long)at, buflen - (size_t)at);
 	return SKV_OK;
@@ -472,11 +471,11 @@ static int validate(entry **ord, parsed *h, size_t buflen, const char *file, cha
 
 /* The tensors in offset order; names move from the entries. */
 static int decode_all(tensor_set *s, entry **ord, size_t n, const unsigned char *data,
-		      const tensor_read_opts *o, const char *file, char *err, size_t el)
+		      const tensor_read_opts *o, const char *file, message *msg)
 {
 	size_t bad;
 	if (n && !(s->tensors = calloc(n, sizeof *s->tensors)))
-		return tensor_errf(err, el, SKV_ENOMEM, file, NULL, "out of memory");
+		return tensor_errf(msg, SKV_ENOMEM, file, NULL, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		entry *e = ord[i];
 		tensor *t = &s->tensors[i];
@@ -489,12 +488,12 @@ static int decode_all(tensor_set *s, entry **ord, size_t n, const unsigned char 
 		memcpy(t->shape, e->shape, sizeof t->shape);
 		tensor_count(&t->count, t->rank, t->shape); /* cannot fail: validated */
 		if (t->count && !(t->values = malloc(t->count * sizeof *t->values)))
-			return tensor_errf(err, el, SKV_ENOMEM, file, t->name, "cannot hold %zu values",
+			return tensor_errf(msg, SKV_ENOMEM, file, t->name, "cannot hold %zu values",
 					   t->count);
 		if (tensor_decode_buf(t->values, &bad, data + e->begin, t->count, t->dtype, 0))
-			return tensor_errf(err, el, SKV_ERANGE, file, t->name,
+			return tensor_errf(msg, SKV_ERANGE, file, t->name,
 					   "element %zu: an integer beyond 2^53, not exact in a double", bad);
-		int st = o->finite ? tensor_check_finite(t, file, err, el) : SKV_OK;
+		int st = o->finite ? tensor_check_finite(t, file, msg) : SKV_OK;
 		if (st)
 			return st;
 	}
@@ -502,34 +501,34 @@ static int decode_all(tensor_set *s, entry **ord, size_t n, const unsigned char 
 }
 
 int safetensors_read_mem(tensor_set *out, const char *label, const unsigned char *buf, size_t len,
-			 const tensor_read_opts *opts, char *err, size_t errlen)
+			 const tensor_read_opts *opts, message *e)
 {
 	const tensor_read_opts o = opts ? *opts : (tensor_read_opts){TENSOR_NONE, 0};
 	if (len < 8)
-		return tensor_errf(err, errlen, SKV_EINVAL, label, NULL,
+		return tensor_errf(e, SKV_EINVAL, label, NULL,
 				   "truncated: %zu bytes, less than the 8-byte header size", len);
 	uint64_t n = 0;
 	for (int k = 8; k-- > 0;)
 		n = n << 8 | buf[k];
 	if (n > SAFETENSORS_MAX_HEADER)
-		return tensor_errf(err, errlen, SKV_EINVAL, label, NULL,
+		return tensor_errf(e, SKV_EINVAL, label, NULL,
 				   "header size %llu exceeds the cap of %u bytes (the reference reader's)",
 				   (unsigned long long)n, SAFETENSORS_MAX_HEADER);
 	if (n > len - 8)
-		return tensor_errf(err, errlen, SKV_EINVAL, label, NULL,
+		return tensor_errf(e, SKV_EINVAL, label, NULL,
 				   "truncated: the header size says %llu bytes, %zu follow",
 				   (unsigned long long)n, len - 8);
-	js p = {.s = buf + 8, .n = (size_t)n, .file = label, .err = err, .errlen = errlen};
+	js p = {.s = buf + 8, .n = (size_t)n, .file = label, .e = e};
 	parsed h = {0};
 	tensor_set s = {0};
 	entry **ord = NULL;
 	int st = parse_header(&p, &h);
 	if (!st && h.n && !(ord = malloc(h.n * sizeof *ord)))
-		st = tensor_errf(err, errlen, SKV_ENOMEM, label, NULL, "out of memory");
+		st = tensor_errf(e, SKV_ENOMEM, label, NULL, "out of memory");
 	if (!st)
-		st = validate(ord, &h, len - 8 - (size_t)n, label, err, errlen);
+		st = validate(ord, &h, len - 8 - (size_t)n, label, e);
 	if (!st)
-		st = decode_all(&s, ord, h.n, buf + 8 + n, &o, label, err, errlen);
+		st = decode_all(&s, ord, h.n, buf + 8 + n, &o, label, e);
 	if (!st) {
 		s.meta = h.m, s.nmeta = h.nm;
 		h.m = NULL, h.nm = 0;
@@ -541,15 +540,14 @@ int safetensors_read_mem(tensor_set *out, const char *label, const unsigned char
 	return st;
 }
 
-int safetensors_read(tensor_set *out, const char *path, const tensor_read_opts *opts, char *err,
-		     size_t errlen)
+int safetensors_read(tensor_set *out, const char *path, const tensor_read_opts *opts, message *e)
 {
 	unsigned char *buf;
 	size_t len;
-	int st = tensor_read_file(&buf, &len, path, err, errlen);
+	int st = tensor_read_file(&buf, &len, path, e);
 	if (st)
 		return st;
-	st = safetensors_read_mem(out, path, buf, len, opts, err, errlen);
+	st = safetensors_read_mem(out, path, buf, len, opts, e);
 	free(buf);
 	return st;
 }

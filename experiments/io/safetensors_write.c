@@ -97,35 +97,35 @@ static int valid_text(const char *s)
 
 /* Names, keys, formats and shapes, before anything is laid out. */
 static int check_input(const tensor *ts, size_t n, const tensor_meta *meta, size_t nm,
-		       const char *label, char *err, size_t el)
+		       const char *label, message *e)
 {
 	const size_t most = n > nm ? n : nm;
 	const char **names = most ? malloc(most * sizeof *names) : NULL, *dup;
 	size_t count;
 	if (most && !names)
-		return tensor_errf(err, el, SKV_ENOMEM, label, NULL, "out of memory");
+		return tensor_errf(e, SKV_ENOMEM, label, NULL, "out of memory");
 	int st = SKV_OK;
 	for (size_t i = 0; !st && i < n; i++) {
 		const tensor *t = &ts[i];
 		names[i] = t->name;
 		if (!valid_text(t->name) || !*t->name || strcmp(t->name, "__metadata__") == 0)
-			st = tensor_errf(err, el, SKV_EINVAL, label, t->name ? t->name : "(null)",
+			st = tensor_errf(e, SKV_EINVAL, label, t->name ? t->name : "(null)",
 					 "name is empty, not UTF-8 or reserved");
 		else if (!tensor_dtype_size(t->dtype) || t->rank > TENSOR_MAX_RANK ||
 			 tensor_count(&count, t->rank, t->shape) || count != t->count ||
 			 count > SIZE_MAX / 8 || (count && !t->values))
-			st = tensor_errf(err, el, SKV_EINVAL, label, t->name, "bad format, shape or values");
+			st = tensor_errf(e, SKV_EINVAL, label, t->name, "bad format, shape or values");
 	}
 	if (!st && (dup = duplicate(names, n)))
-		st = tensor_errf(err, el, SKV_EINVAL, label, dup, "duplicate tensor name");
+		st = tensor_errf(e, SKV_EINVAL, label, dup, "duplicate tensor name");
 	for (size_t i = 0; !st && i < nm; i++) {
 		names[i] = meta[i].key;
 		if (!valid_text(meta[i].key) || !valid_text(meta[i].value))
-			st = tensor_errf(err, el, SKV_EINVAL, label, NULL,
+			st = tensor_errf(e, SKV_EINVAL, label, NULL,
 					 "__metadata__ entry %zu is missing or not UTF-8", i);
 	}
 	if (!st && (dup = duplicate(names, nm)))
-		st = tensor_errf(err, el, SKV_EINVAL, label, NULL, "__metadata__ has the key \"%.200s\" twice",
+		st = tensor_errf(e, SKV_EINVAL, label, NULL, "__metadata__ has the key \"%.200s\" twice",
 				 dup);
 	free(names);
 	return st;
@@ -166,10 +166,9 @@ static void header_json(sbuf *b, size_t *total, const tensor **ord, size_t n,
 }
 
 int safetensors_write_mem(unsigned char **buf, size_t *len, const tensor *ts, size_t n,
-			  const tensor_meta *meta, size_t nmeta, const char *label, char *err,
-			  size_t errlen)
+			  const tensor_meta *meta, size_t nmeta, const char *label, message *e)
 {
-	int st = check_input(ts, n, meta, nmeta, label, err, errlen);
+	int st = check_input(ts, n, meta, nmeta, label, e);
 	if (st)
 		return st;
 	const tensor **ord = n ? malloc(n * sizeof *ord) : NULL;
@@ -177,14 +176,14 @@ int safetensors_write_mem(unsigned char **buf, size_t *len, const tensor *ts, si
 	size_t total = 0, bad;
 	unsigned char *b = NULL;
 	if (n && !ord)
-		return tensor_errf(err, errlen, SKV_ENOMEM, label, NULL, "out of memory");
+		return tensor_errf(e, SKV_ENOMEM, label, NULL, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		ord[i] = &ts[i];
 	if (n)
 		qsort(ord, n, sizeof *ord, by_size_name);
 	header_json(&h, &total, ord, n, meta, nmeta);
 	if (h.oom || total > SIZE_MAX - 8 - h.n || !(b = malloc(8 + h.n + total + 1)))
-		st = tensor_errf(err, errlen, SKV_ENOMEM, label, NULL, "cannot lay out %zu data bytes",
+		st = tensor_errf(e, SKV_ENOMEM, label, NULL, "cannot lay out %zu data bytes",
 				 total);
 	for (int k = 0; !st && k < 8; k++)
 		b[k] = (unsigned char)((uint64_t)h.n >> (8 * k));
@@ -193,7 +192,7 @@ int safetensors_write_mem(unsigned char **buf, size_t *len, const tensor *ts, si
 	for (size_t i = 0, at = 8 + h.n; !st && i < n; i++) {
 		const tensor *t = ord[i];
 		if (tensor_encode_buf(b + at, &bad, t->values, t->count, t->dtype))
-			st = tensor_value_errf(err, errlen, SKV_ERANGE, label, t, bad,
+			st = tensor_value_errf(e, SKV_ERANGE, label, t, bad,
 					       "is not exactly representable");
 		at += t->count * tensor_dtype_size(t->dtype);
 	}
@@ -208,14 +207,14 @@ int safetensors_write_mem(unsigned char **buf, size_t *len, const tensor *ts, si
 }
 
 int safetensors_write(const char *path, const tensor *ts, size_t n, const tensor_meta *meta,
-		      size_t nmeta, char *err, size_t errlen)
+		      size_t nmeta, message *e)
 {
 	unsigned char *buf;
 	size_t len;
-	int st = safetensors_write_mem(&buf, &len, ts, n, meta, nmeta, path, err, errlen);
+	int st = safetensors_write_mem(&buf, &len, ts, n, meta, nmeta, path, e);
 	if (st)
 		return st;
-	st = tensor_write_file(path, buf, len, err, errlen);
+	st = tensor_write_file(path, buf, len, e);
 	free(buf);
 	return st;
 }

@@ -209,53 +209,69 @@ int tensor_encode_buf(unsigned char *p, size_t *bad, const double *x, size_t cou
 
 /* -------------------------------------------------------------- errors */
 
-/* Appends s to dst (n bytes, at *at) with control bytes, DEL and bytes that
- * are not well-formed UTF-8 as \xNN; a name is cut at max bytes so the
- * problem always fits. */
-static void put_escaped(char *dst, size_t n, size_t *at, const char *s, size_t max)
+/* Writes s to f with control bytes, DEL and bytes that are not well-formed
+ * UTF-8 as \xNN; a name is cut after max bytes (a character begun before
+ * the cut is kept whole), and "..." says so. */
+static void put_escaped(FILE *f, const char *s, size_t max)
 {
 	size_t k = 0;
-	while (s[k] && k < max && *at + 5 < n) {
+	while (s[k] && k < max) {
 		const unsigned char c = (unsigned char)s[k];
 		size_t len = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
 		if (len > 1 && (strnlen(s + k, len) < len ||
 				!tensor_utf8_valid((const unsigned char *)s + k, len)))
 			len = 0; /* not UTF-8: escape this byte */
 		if (c < 0x20 || c == 0x7f || len == 0) {
-			*at += (size_t)snprintf(dst + *at, n - *at, "\\x%02x", c);
+			fprintf(f, "\\x%02x", c);
 			k++;
-		} else if (*at + len + 5 < n) {
-			memcpy(dst + *at, s + k, len);
-			*at += len, k += len;
-		} else
-			break;
+		} else {
+			fwrite(s + k, 1, len, f);
+			k += len;
+		}
 	}
-	if (s[k] && *at + 4 < n) {
-		memcpy(dst + *at, "...", 3);
-		*at += 3;
-	}
-	dst[*at] = 0;
+	if (s[k])
+		fputs("...", f);
 }
 
-int tensor_errf(char *err, size_t errlen, int status, const char *file, const char *name,
-		const char *fmt, ...)
+/* Names are cut here in messages; the problem never is. */
+enum { NAME_MAX_SHOWN = 200 };
+
+int tensor_errf(message *e, int status, const char *file, const char *name, const char *fmt, ...)
 {
-	if (!err || errlen == 0)
+	if (!e)
 		return status;
-	char msg[TENSOR_ERR_MAX];
-	va_list ap;
+	va_list ap, aq;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_copy(aq, ap);
+	const int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	size_t at = 0;
-	err[0] = 0;
-	put_escaped(err, errlen, &at, file ? file : "<memory>", 200);
-	if (name) {
-		put_escaped(err, errlen, &at, ": tensor ", 16);
-		put_escaped(err, errlen, &at, name, 200);
+	char *problem = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (problem)
+		vsnprintf(problem, (size_t)n + 1, fmt, aq);
+	va_end(aq);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = problem ? open_memstream(&text, &len) : NULL;
+	if (f) {
+		put_escaped(f, file ? file : "<memory>", NAME_MAX_SHOWN);
+		if (name) {
+			fputs(": tensor ", f);
+			put_escaped(f, name, NAME_MAX_SHOWN);
+		}
+		fputs(": ", f);
+		put_escaped(f, problem, SIZE_MAX);
+		if (fclose(f) != 0) {
+			free(text);
+			text = NULL;
+		}
 	}
-	put_escaped(err, errlen, &at, ": ", 2);
-	put_escaped(err, errlen, &at, msg, sizeof msg);
+	/* The text holds no control byte now, so msg_set keeps it as it is. */
+	if (text)
+		msg_set(e, "%s", text);
+	else
+		msg_set(e, "%s: out of memory", file ? file : "<memory>");
+	free(text);
+	free(problem);
 	return status;
 }
 
@@ -270,12 +286,12 @@ static void index_str(char *dst, size_t n, const tensor *t, size_t flat)
 	tensor_shape_str(dst, n, t->rank, idx);
 }
 
-int tensor_value_errf(char *err, size_t errlen, int status, const char *file, const tensor *t,
+int tensor_value_errf(message *e, int status, const char *file, const tensor *t,
 		      size_t flat, const char *problem)
 {
 	char at[TENSOR_MAX_RANK * 22 + 4];
 	index_str(at, sizeof at, t, flat);
-	return tensor_errf(err, errlen, status, file, t->name, "element %s (%a) %s", at,
+	return tensor_errf(e, status, file, t->name, "element %s (%a) %s", at,
 			   t->values[flat], problem);
 }
 
@@ -308,25 +324,25 @@ int tensor_count(size_t *count, size_t rank, const size_t *shape)
 }
 
 int tensor_init(tensor *t, const char *name, tensor_dtype dt, size_t rank, const size_t *shape,
-		const double *values, char *err, size_t errlen)
+		const double *values, message *e)
 {
 	size_t count;
 	if (!t || !name || !*name)
-		return tensor_errf(err, errlen, SKV_EINVAL, "tensor_init", NULL, "no tensor name");
+		return tensor_errf(e, SKV_EINVAL, "tensor_init", NULL, "no tensor name");
 	if (!info(dt) || rank > TENSOR_MAX_RANK || (rank && !shape))
-		return tensor_errf(err, errlen, SKV_EINVAL, "tensor_init", name,
+		return tensor_errf(e, SKV_EINVAL, "tensor_init", name,
 				   "format %d or rank %zu out of range", (int)dt, rank);
 	if (tensor_count(&count, rank, shape) != SKV_OK || count > SIZE_MAX / sizeof(double))
-		return tensor_errf(err, errlen, SKV_EINVAL, "tensor_init", name,
+		return tensor_errf(e, SKV_EINVAL, "tensor_init", name,
 				   "element count overflows");
 	if (count && !values)
-		return tensor_errf(err, errlen, SKV_EINVAL, "tensor_init", name, "no values");
+		return tensor_errf(e, SKV_EINVAL, "tensor_init", name, "no values");
 	tensor n = {.dtype = dt, .rank = rank, .count = count};
 	n.name = strdup(name);
 	n.values = count ? malloc(count * sizeof *n.values) : NULL;
 	if (!n.name || (count && !n.values)) {
 		tensor_free(&n);
-		return tensor_errf(err, errlen, SKV_ENOMEM, "tensor_init", name, "out of memory");
+		return tensor_errf(e, SKV_ENOMEM, "tensor_init", name, "out of memory");
 	}
 	if (count)
 		memcpy(n.values, values, count * sizeof *n.values);
@@ -369,17 +385,17 @@ const tensor *tensor_set_find(const tensor_set *s, const char *name)
 	return NULL;
 }
 
-int tensor_check_finite(const tensor *t, const char *file, char *err, size_t errlen)
+int tensor_check_finite(const tensor *t, const char *file, message *e)
 {
 	for (size_t i = 0; i < t->count; i++)
 		if (!isfinite(t->values[i]))
-			return tensor_value_errf(err, errlen, SKV_EINVAL, file, t, i,
+			return tensor_value_errf(e, SKV_EINVAL, file, t, i,
 						 "is not finite (finite inputs are required)");
 	return SKV_OK;
 }
 
 int tensor_check_shape(const tensor *t, const char *file, size_t rank, const size_t *shape,
-		       char *err, size_t errlen)
+		       message *e)
 {
 	int ok = t->rank == rank;
 	for (size_t k = 0; ok && k < rank; k++)
@@ -389,7 +405,7 @@ int tensor_check_shape(const tensor *t, const char *file, size_t rank, const siz
 	char got[TENSOR_MAX_RANK * 22 + 4], want[TENSOR_MAX_RANK * 22 + 4];
 	tensor_shape_str(got, sizeof got, t->rank, t->shape);
 	tensor_shape_str(want, sizeof want, rank <= TENSOR_MAX_RANK ? rank : 0, shape);
-	return tensor_errf(err, errlen, SKV_EINVAL, file, t->name, "shape %s where %s is expected", got,
+	return tensor_errf(e, SKV_EINVAL, file, t->name, "shape %s where %s is expected", got,
 			   want);
 }
 
@@ -438,31 +454,31 @@ static const char *kind_of(mode_t m)
 /* stat first, so a FIFO or device is refused without being opened (opening
  * may block or have effects); O_NONBLOCK and the fstat comparison close the
  * window where the path is swapped between the two. */
-int tensor_read_file(unsigned char **buf, size_t *len, const char *path, char *err, size_t errlen)
+int tensor_read_file(unsigned char **buf, size_t *len, const char *path, message *e)
 {
 	struct stat st, fst;
 	if (stat(path, &st) != 0)
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "cannot open: %s", strerror(errno));
+		return tensor_errf(e, SKV_EIO, path, NULL, "cannot open: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL,
+		return tensor_errf(e, SKV_EIO, path, NULL,
 				   "is %s, not a regular file; refused unread", kind_of(st.st_mode));
 	const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "cannot open: %s", strerror(errno));
+		return tensor_errf(e, SKV_EIO, path, NULL, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) || fst.st_ino != st.st_ino ||
 	    fst.st_dev != st.st_dev) {
 		close(fd);
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "changed while being opened");
+		return tensor_errf(e, SKV_EIO, path, NULL, "changed while being opened");
 	}
 	if ((uintmax_t)fst.st_size >= SIZE_MAX) {
 		close(fd);
-		return tensor_errf(err, errlen, SKV_ENOMEM, path, NULL, "too large to hold in memory");
+		return tensor_errf(e, SKV_ENOMEM, path, NULL, "too large to hold in memory");
 	}
 	const size_t want = (size_t)fst.st_size;
 	unsigned char *b = malloc(want + 1), probe;
 	if (!b) {
 		close(fd);
-		return tensor_errf(err, errlen, SKV_ENOMEM, path, NULL, "cannot hold %zu bytes", want);
+		return tensor_errf(e, SKV_ENOMEM, path, NULL, "cannot hold %zu bytes", want);
 	}
 	size_t got = 0;
 	int rerr = 0; /* errno of a failed read; 0 when the file just ended */
@@ -480,7 +496,7 @@ int tensor_read_file(unsigned char **buf, size_t *len, const char *path, char *e
 	close(fd);
 	if (got != want || more) {
 		free(b);
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "%s while being read",
+		return tensor_errf(e, SKV_EIO, path, NULL, "%s while being read",
 				   more ? "grew" : rerr ? strerror(rerr) : "shrank");
 	}
 	if (want == 0) {
@@ -492,45 +508,44 @@ int tensor_read_file(unsigned char **buf, size_t *len, const char *path, char *e
 	return SKV_OK;
 }
 
-int tensor_write_file(const char *path, const unsigned char *buf, size_t len, char *err,
-		      size_t errlen)
+int tensor_write_file(const char *path, const unsigned char *buf, size_t len, message *e)
 {
 	struct stat st;
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "is %s; not replaced",
+		return tensor_errf(e, SKV_EIO, path, NULL, "is %s; not replaced",
 				   kind_of(st.st_mode));
 	const size_t n = strlen(path) + 16;
 	char *tmp = malloc(n);
 	if (!tmp)
-		return tensor_errf(err, errlen, SKV_ENOMEM, path, NULL, "out of memory");
+		return tensor_errf(e, SKV_ENOMEM, path, NULL, "out of memory");
 	snprintf(tmp, n, "%s.tmp-XXXXXX", path);
 	const int fd = mkstemp(tmp);
 	if (fd < 0) {
-		const int e = errno;
+		const int why = errno;
 		free(tmp);
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "cannot create: %s", strerror(e));
+		return tensor_errf(e, SKV_EIO, path, NULL, "cannot create: %s", strerror(why));
 	}
 	size_t done = 0;
-	int e = 0;
-	while (done < len && !e) {
+	int why = 0;
+	while (done < len && !why) {
 		const ssize_t w = write(fd, buf + done, len - done);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			e = w < 0 ? errno : EIO;
+			why = w < 0 ? errno : EIO;
 		else
 			done += (size_t)w;
 	}
-	if (!e && fchmod(fd, 0644) != 0)
-		e = errno;
-	if (close(fd) != 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) != 0)
-		e = errno;
-	if (e)
+	if (!why && fchmod(fd, 0644) != 0)
+		why = errno;
+	if (close(fd) != 0 && !why)
+		why = errno;
+	if (!why && rename(tmp, path) != 0)
+		why = errno;
+	if (why)
 		unlink(tmp);
 	free(tmp);
-	if (e)
-		return tensor_errf(err, errlen, SKV_EIO, path, NULL, "cannot write: %s", strerror(e));
+	if (why)
+		return tensor_errf(e, SKV_EIO, path, NULL, "cannot write: %s", strerror(why));
 	return SKV_OK;
 }

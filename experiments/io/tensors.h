@@ -5,20 +5,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/io.h" /* message */
 #include "skv.h"
 
 /* Error convention of every fallible function below: it returns an SKV_*
- * status and, on error, writes one line without a newline into err (errlen
- * bytes, truncated to fit; err may be NULL): "FILE: tensor NAME: problem",
- * or "FILE: problem" when no tensor is concerned yet (a truncated prefix, a
- * header that does not parse before any name). Control bytes of file names,
- * tensor names and file contents are written as \xNN so the message stays
- * one line. Nothing is printed, nothing exits, and the output arguments are
- * untouched on error (what was allocated is freed). File and tensor names
- * are cut at 200 bytes; a message longer than errlen is cut, never overrun.
- * TENSOR_ERR_MAX bytes hold every message with names of printable text. */
-#define TENSOR_ERR_MAX 1024
-
+ * status and, on error, sets the message e (io.h; e may be NULL) to one
+ * line: "FILE: tensor NAME: problem", or "FILE: problem" when no tensor is
+ * concerned yet (a truncated prefix, a header that does not parse before
+ * any name). Control bytes of file names, tensor names and file contents
+ * are written as \xNN so the message stays one line. Nothing is printed,
+ * nothing exits, and the output arguments are untouched on error (what was
+ * allocated is freed). File and tensor names are cut at 200 bytes (then
+ * "..."); the problem is never cut. */
 #define TENSOR_MAX_RANK 8   /* enough for every attention tensor (at most 5-D) */
 #define TENSOR_ANY SIZE_MAX /* in an expected shape: any extent */
 
@@ -103,7 +101,7 @@ typedef struct {
  * rank > TENSOR_MAX_RANK, or an element count that overflows size_t;
  * SKV_ENOMEM. Values need not be in dtype: writers check that. */
 int tensor_init(tensor *t, const char *name, tensor_dtype dt, size_t rank, const size_t *shape,
-		const double *values, char *err, size_t errlen);
+		const double *values, message *e);
 /* Frees what t owns and zeroes it; NULL and zeroed tensors are fine. */
 void tensor_free(tensor *t);
 void tensor_set_free(tensor_set *s);
@@ -112,11 +110,11 @@ const tensor *tensor_set_find(const tensor_set *s, const char *name);
 
 /* SKV_EINVAL, naming the first offending element by its index, when a value
  * of t is NaN or infinite. file names the file in the message. */
-int tensor_check_finite(const tensor *t, const char *file, char *err, size_t errlen);
+int tensor_check_finite(const tensor *t, const char *file, message *e);
 /* SKV_EINVAL unless t has this rank and these extents (TENSOR_ANY matches any
  * extent); the message shows both shapes. */
 int tensor_check_shape(const tensor *t, const char *file, size_t rank, const size_t *shape,
-		       char *err, size_t errlen);
+		       message *e);
 
 /* ---------------------------------------------------------------- .npy */
 
@@ -131,11 +129,11 @@ int tensor_check_shape(const tensor *t, const char *file, size_t rank, const siz
  * be read or is not a regular file (refused before any byte is read);
  * SKV_EINVAL for a file that breaks the format or a check of opts; SKV_ERANGE
  * for an integer not exact in a double; SKV_ENOMEM. */
-int npy_read(tensor *out, const char *path, const tensor_read_opts *opts, char *err, size_t errlen);
+int npy_read(tensor *out, const char *path, const tensor_read_opts *opts, message *e);
 /* The same from len bytes in memory; label stands for the file in messages
  * and names the tensor (NULL: "<memory>", tensor "array"). */
 int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_t len,
-		 const tensor_read_opts *opts, char *err, size_t errlen);
+		 const tensor_read_opts *opts, message *e);
 /* Writes t as .npy version 1.0, little-endian, C order: f2, f4, f8 for
  * F16/F32/F64, '<u2' holding the bits of BF16, '|u1' those of E4M3 and E5M2
  * (read them back with opts.raw), i1..i8 and u1..u8 for the integers. Every
@@ -143,11 +141,10 @@ int npy_read_mem(tensor *out, const char *label, const unsigned char *buf, size_
  * file appears whole or not at all (written aside, then renamed); an existing
  * path that is not a regular file (a symbolic link too) is refused. SKV_EIO,
  * SKV_ENOMEM. */
-int npy_write(const char *path, const tensor *t, char *err, size_t errlen);
+int npy_write(const char *path, const tensor *t, message *e);
 /* The same into a malloc'd buffer (*buf, *len); label names the file in
  * messages (may be NULL). */
-int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char *label, char *err,
-		  size_t errlen);
+int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char *label, message *e);
 
 /* --------------------------------------------------------- .safetensors */
 
@@ -160,10 +157,9 @@ int npy_write_mem(unsigned char **buf, size_t *len, const tensor *t, const char 
  * contiguously (no gap, no overlap, nothing past or after it). Dtypes F16,
  * BF16, F32, F64, F8_E4M3, F8_E5M2, I8..I64, U8..U64. opts->raw is ignored
  * (the file names its formats). Errors as npy_read. */
-int safetensors_read(tensor_set *out, const char *path, const tensor_read_opts *opts, char *err,
-		     size_t errlen);
+int safetensors_read(tensor_set *out, const char *path, const tensor_read_opts *opts, message *e);
 int safetensors_read_mem(tensor_set *out, const char *label, const unsigned char *buf, size_t len,
-			 const tensor_read_opts *opts, char *err, size_t errlen);
+			 const tensor_read_opts *opts, message *e);
 /* Writes n tensors and nmeta metadata pairs (meta may be NULL when nmeta is
  * 0). Data is laid out by decreasing element size, then by name (the
  * reference writer sorts by decreasing alignment, then by name), so each
@@ -172,22 +168,20 @@ int safetensors_read_mem(tensor_set *out, const char *label, const unsigned char
  * duplicate or non-UTF-8 names or keys, a name "__metadata__"; SKV_ERANGE for
  * a value not in its tensor's format; SKV_EIO, SKV_ENOMEM. All or nothing. */
 int safetensors_write(const char *path, const tensor *ts, size_t n, const tensor_meta *meta,
-		      size_t nmeta, char *err, size_t errlen);
+		      size_t nmeta, message *e);
 int safetensors_write_mem(unsigned char **buf, size_t *len, const tensor *ts, size_t n,
-			  const tensor_meta *meta, size_t nmeta, const char *label, char *err,
-			  size_t errlen);
+			  const tensor_meta *meta, size_t nmeta, const char *label, message *e);
 
 /* ------------------------------------- shared by the readers (internal) */
 
-/* Writes "file: tensor name: <fmt...>" (or "file: <fmt...>" when name is
- * NULL) into err, control bytes escaped; returns status. */
-int tensor_errf(char *err, size_t errlen, int status, const char *file, const char *name,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Sets e to "file: tensor name: <fmt...>" (or "file: <fmt...>" when name
+ * is NULL), control bytes escaped; returns status. */
+int tensor_errf(message *e, int status, const char *file, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* The whole of a regular file into a malloc'd buffer (NULL when empty). */
-int tensor_read_file(unsigned char **buf, size_t *len, const char *path, char *err, size_t errlen);
+int tensor_read_file(unsigned char **buf, size_t *len, const char *path, message *e);
 /* Writes len bytes to path all or nothing (a temporary file, then rename). */
-int tensor_write_file(const char *path, const unsigned char *buf, size_t len, char *err,
-		      size_t errlen);
+int tensor_write_file(const char *path, const unsigned char *buf, size_t len, message *e);
 /* *count = product of shape[0..rank); SKV_EINVAL when it overflows size_t. */
 int tensor_count(size_t *count, size_t rank, const size_t *shape);
 /* "[3, 4]" into dst (dst_len bytes), TENSOR_ANY as "*". */
@@ -200,8 +194,8 @@ int tensor_decode_buf(double *out, size_t *bad, const unsigned char *p, size_t c
  * element's index when a value is not exactly in dt. */
 int tensor_encode_buf(unsigned char *p, size_t *bad, const double *x, size_t count, tensor_dtype dt);
 /* Names element flat of t in messages: "element [1, 2] (0x1.8p+0)". */
-int tensor_value_errf(char *err, size_t errlen, int status, const char *file, const tensor *t,
-		      size_t flat, const char *problem);
+int tensor_value_errf(message *e, int status, const char *file, const tensor *t, size_t flat,
+		      const char *problem);
 /* 1 when the n bytes at s are well-formed UTF-8 (RFC 3629: no overlong form,
  * no surrogate, nothing above U+10FFFF), else 0. */
 int tensor_utf8_valid(const unsigned char *s, size_t n);

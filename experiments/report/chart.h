@@ -11,8 +11,8 @@
 /* Writes the gnuplot data file of chart c for results r: variables (title,
  * fixed parameters, panel and series names, colours, axis hints) and the
  * datablock $data, one block per (panel, series). Its first lines document
- * the format. SKV_EINVAL with "file:line: what" in err when a swept value is
+ * the format. SKV_EINVAL with "file:line: what" in e when a swept value is
  * not a number; SKV_EIO when writing fails. */
-int chart_write_data(FILE *f, const results *r, const chart_spec *c, char *err, size_t errlen);
+int chart_write_data(FILE *f, const results *r, const chart_spec *c, message *e);
 
 #endif

@@ -118,8 +118,9 @@ int gnuplot_chart_complete(const char *path, const char *term)
 	return n >= 6 && memcmp(tail + n - 6, "</svg>", 6) == 0;
 }
 
-/* The last non-blank line of text, for a one-line message. */
-static void last_line(char *buf, size_t n, const char *text)
+/* The last non-blank line of text, for a one-line message: its start,
+ * and its length in *n. */
+static const char *last_line(const char *text, int *n)
 {
 	const char *end = text + strlen(text);
 	while (end > text && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r'))
@@ -127,7 +128,8 @@ static void last_line(char *buf, size_t n, const char *text)
 	const char *start = end;
 	while (start > text && start[-1] != '\n')
 		start--;
-	snprintf(buf, n, "%.*s", (int)(end - start), start);
+	*n = (int)(end - start);
+	return start;
 }
 
 /* Why the output folder of path failed: ENOSPC when the file system is full. */
@@ -142,11 +144,11 @@ static int disk_full(const char *path)
 
 /* Runs gnuplot with its standard error read through a pipe (to the end,
  * then waited for, so a chatty gnuplot cannot fill the pipe and stall). */
-static int spawn_capture(const char *gnuplot, char *const argv[], char **text, int *status, char *err, size_t errlen)
+static int spawn_capture(const char *gnuplot, char *const argv[], char **text, int *status, message *e)
 {
 	int fd[2];
 	if (pipe(fd) != 0) {
-		snprintf(err, errlen, "cannot run %s: %s", gnuplot, strerror(errno));
+		msg_set(e, "cannot run %s: %s", gnuplot, strerror(errno));
 		return SKV_EIO;
 	}
 	posix_spawn_file_actions_t fa;
@@ -162,7 +164,7 @@ static int spawn_capture(const char *gnuplot, char *const argv[], char **text, i
 	close(fd[1]);
 	if (rc) {
 		close(fd[0]);
-		snprintf(err, errlen, "cannot run %s: %s", gnuplot, strerror(rc));
+		msg_set(e, "cannot run %s: %s", gnuplot, strerror(rc));
 		return SKV_EIO;
 	}
 	size_t len = 0;
@@ -182,40 +184,41 @@ static int spawn_capture(const char *gnuplot, char *const argv[], char **text, i
 		fclose(m);
 	while (waitpid(pid, status, 0) < 0)
 		if (errno != EINTR) {
-			snprintf(err, errlen, "waiting for gnuplot: %s", strerror(errno));
+			msg_set(e, "waiting for gnuplot: %s", strerror(errno));
 			return SKV_EIO;
 		}
 	return SKV_OK;
 }
 
 int gnuplot_run(const char *gnuplot, const char *script, const char *csv, const char *out, const char *term,
-		    const char *shown, char **warnings, char *err, size_t errlen)
+		    const char *shown, char **warnings, message *e)
 {
-	if (!gnuplot || !script || !csv || !out || !term || !err || !errlen)
+	if (!gnuplot || !script || !csv || !out || !term)
 		return SKV_EINVAL;
 	if (!shown)
 		shown = out;
 	char *argv[] = {(char *)"gnuplot", (char *)"-c", (char *)script, (char *)csv, (char *)out, (char *)term, NULL};
-	char *text = NULL, line[512] = "";
+	char *text = NULL;
 	int st = 0;
-	int rc = spawn_capture(gnuplot, argv, &text, &st, err, errlen);
+	int rc = spawn_capture(gnuplot, argv, &text, &st, e);
 	if (rc)
 		return rc;
-	last_line(line, sizeof line, text ? text : "");
+	int nline;
+	const char *line = last_line(text ? text : "", &nline);
 	struct stat sb;
 	int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(out, &sb) == 0 && sb.st_size > 0 &&
 		 gnuplot_chart_complete(out, term);
 	if (!ok) {
 		if (disk_full(out))
-			snprintf(err, errlen, "cannot write %s: %s", shown, strerror(ENOSPC));
+			msg_set(e, "cannot write %s: %s", shown, strerror(ENOSPC));
 		else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
-			snprintf(err, errlen, "gnuplot -c %s failed drawing %s (exit status %d)%s%s", script, shown,
-				 WEXITSTATUS(st), *line ? ": " : "", line);
+			msg_set(e, "gnuplot -c %s failed drawing %s (exit status %d)%s%.*s", script, shown,
+				WEXITSTATUS(st), nline ? ": " : "", nline, line);
 		else if (WIFSIGNALED(st))
-			snprintf(err, errlen, "gnuplot -c %s was killed by signal %d drawing %s", script, WTERMSIG(st), shown);
+			msg_set(e, "gnuplot -c %s was killed by signal %d drawing %s", script, WTERMSIG(st), shown);
 		else
-			snprintf(err, errlen, "gnuplot -c %s left %s incomplete%s%s", script, shown, *line ? ": " : "",
-				 line);
+			msg_set(e, "gnuplot -c %s left %s incomplete%s%.*s", script, shown, nline ? ": " : "",
+				nline, line);
 		free(text);
 		return SKV_EIO;
 	}

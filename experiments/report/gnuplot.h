@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "io/io.h" /* message */
+
 /* The command that installs gnuplot, for the message when it is missing. */
 #define GNUPLOT_INSTALL "apt-get install gnuplot-nox (or: sh scripts/deps.sh)"
 
@@ -22,10 +24,10 @@ int gnuplot_scripts(char *buf, size_t n);
  * status 0 and OUT is a complete chart (a PNG ending in its IEND chunk, an
  * SVG ending in </svg>); then *warnings (when not NULL) gets gnuplot's
  * messages, if it wrote any (malloc'd; NULL otherwise). Else SKV_EIO with a
- * one-line reason in err naming the chart as `shown` (NULL: OUT): ENOSPC
+ * one-line reason in e naming the chart as `shown` (NULL: OUT): ENOSPC
  * when the disk is full, gnuplot's last message when it failed. */
 int gnuplot_run(const char *gnuplot, const char *script, const char *csv, const char *out, const char *term,
-		    const char *shown, char **warnings, char *err, size_t errlen);
+		    const char *shown, char **warnings, message *e);
 
 /* Whether the file at path is a whole chart of terminal term ("png" or
  * "svg"): a PNG ends with its IEND chunk, an SVG with </svg>. */

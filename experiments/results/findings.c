@@ -12,7 +12,7 @@
 /* The points of group gi, their x (column xcol) and median of metric m, in
  * increasing x. Returns the count; *px, *py, *pp are malloc'd. */
 static int curve(size_t *n, size_t **pp, double **px, double **py, const results *r, const groups *g,
-		 size_t gi, const char *xcol, size_t m, char *err, size_t errlen)
+		 size_t gi, const char *xcol, size_t m, message *e)
 {
 	size_t k = 0;
 	for (size_t p = 0; p < r->npoints; p++)
@@ -28,11 +28,9 @@ static int curve(size_t *n, size_t **pp, double **px, double **py, const results
 		if (g->of_point[p] != gi)
 			continue;
 		double v = 0;
-		int rc = xcol ? results_number(&v, r, p, xcol, err, errlen) : SKV_OK;
+		int rc = xcol ? results_number(&v, r, p, xcol, e) : SKV_OK;
 		if (!rc && isnan(v)) {
-			if (err && errlen)
-				snprintf(err, errlen, "%s:%zu: column '%s' is NaN", r->csv.name,
-					 csv_line(&r->csv, r->point_row[p]), xcol);
+			csv_fail(e, r->csv.name, csv_line(&r->csv, r->point_row[p]), "column '%s' is NaN", xcol);
 			rc = SKV_EINVAL;
 		}
 		if (rc) {
@@ -63,7 +61,7 @@ static int check(const results *r, const groups *g, size_t m, const void *out)
 }
 
 int find_trends(find_trend *out, const results *r, const groups *g, const char *xcol, size_t m,
-		    char *err, size_t errlen)
+		    message *e)
 {
 	if (check(r, g, m, out) || !xcol)
 		return SKV_EINVAL;
@@ -73,7 +71,7 @@ int find_trends(find_trend *out, const results *r, const groups *g, const char *
 	for (size_t gi = 0; gi < g->n; gi++) {
 		size_t n, *pt;
 		double *x, *y;
-		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, err, errlen);
+		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, e);
 		if (rc) {
 			free(t);
 			return rc;
@@ -93,7 +91,7 @@ int find_trends(find_trend *out, const results *r, const groups *g, const char *
 }
 
 int find_crossings(find_crossing *out, const results *r, const groups *g, const char *xcol, size_t m,
-		       double threshold, char *err, size_t errlen)
+		       double threshold, message *e)
 {
 	if (check(r, g, m, out) || !xcol)
 		return SKV_EINVAL;
@@ -103,7 +101,7 @@ int find_crossings(find_crossing *out, const results *r, const groups *g, const 
 	for (size_t gi = 0; gi < g->n; gi++) {
 		size_t n, *pt, at;
 		double *x, *y;
-		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, err, errlen);
+		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, e);
 		if (rc) {
 			free(t);
 			return rc;
@@ -128,12 +126,6 @@ static int cmp_tv(const void *a, const void *b)
 {
 	const tv *x = a, *y = b;
 	return (x->trial > y->trial) - (x->trial < y->trial);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* The trial number of a row; parsed and checked when the results were built. */
@@ -190,7 +182,7 @@ int find_spreads(find_spread *out, const results *r, const groups *g, size_t m)
 			i = j;
 		}
 		if (o.ntrials) {
-			qsort(range, o.ntrials, sizeof *range, cmp_dbl);
+			qsort(range, o.ntrials, sizeof *range, stats_cmp_double);
 			stats_quantile(&o.median, range, o.ntrials, 0.5);
 			o.max = range[o.ntrials - 1];
 		}

@@ -10,7 +10,7 @@
 /* Every function below works on the groups g of r (each group one curve,
  * its points differing only in the swept column) and on the median over
  * trials of metric m; out has one entry per group. They return SKV_EINVAL
- * with "file:line: what" in err when a swept value is not a number, and
+ * with "file:line: what" in e when a swept value is not a number, and
  * write nothing to out on error. */
 
 /* How a curve grows along x. */
@@ -24,7 +24,7 @@ typedef struct {
 } find_trend;
 
 int find_trends(find_trend *out, const results *r, const groups *g, const char *xcol, size_t m,
-		    char *err, size_t errlen);
+		    message *e);
 
 /* Where a curve first rises above a threshold. */
 typedef struct {
@@ -35,7 +35,7 @@ typedef struct {
 } find_crossing;
 
 int find_crossings(find_crossing *out, const results *r, const groups *g, const char *xcol, size_t m,
-		       double threshold, char *err, size_t errlen);
+		       double threshold, message *e);
 
 /* How much the metric moves across the points of a group (e.g. across
  * reduction orders) on the same trial: for each trial number present at

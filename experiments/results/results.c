@@ -50,12 +50,6 @@ static int cmp_rows(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* A trial number: decimal digits only, below 2^63. */
 static int parse_trial(unsigned long long *v, const char *s)
 {
@@ -72,7 +66,7 @@ static int parse_trial(unsigned long long *v, const char *s)
 }
 
 /* Checks the required columns and classifies every column. */
-static int classify(results *o, const char *const *required, size_t nrequired, char *err, size_t errlen)
+static int classify(results *o, const char *const *required, size_t nrequired, message *e)
 {
 	const csv_table *t = &o->csv;
 	static const char *const always[] = {"trial", "norm_rel_err"};
@@ -81,12 +75,12 @@ static int classify(results *o, const char *const *required, size_t nrequired, c
 	for (size_t i = 0; i < nalways + nrequired; i++) {
 		const char *need = i < nalways ? always[i] : required[i - nalways];
 		if (csv_find(t, need, &col) != SKV_OK) {
-			csv_fail(err, errlen, t->name, 1, "missing required column '%s'", need);
+			csv_fail(e, t->name, 1, "missing required column '%s'", need);
 			return SKV_EINVAL;
 		}
 	}
 	if (t->nrows == 0) {
-		csv_fail(err, errlen, t->name, 1, "no data rows after the header");
+		csv_fail(e, t->name, 1, "no data rows after the header");
 		return SKV_EINVAL;
 	}
 	csv_find(t, "trial", &o->trial_col);
@@ -121,7 +115,7 @@ static int metric_value(double *v, const char *s)
 }
 
 /* Parses every trial number (into ref) and metric (into o->value). */
-static int parse_values(results *o, rowref *ref, char *err, size_t errlen)
+static int parse_values(results *o, rowref *ref, message *e)
 {
 	const csv_table *t = &o->csv;
 	/* nmetric >= 1: norm_rel_err is required. */
@@ -134,7 +128,7 @@ static int parse_values(results *o, rowref *ref, char *err, size_t errlen)
 		const char *tr = csv_get(t, i, o->trial_col);
 		ref[i] = (rowref){t->field + (i + 1) * t->ncols, o->param, t->ncols, i, 0};
 		if (!parse_trial(&ref[i].trial, tr)) {
-			csv_fail(err, errlen, t->name, csv_line(t, i),
+			csv_fail(e, t->name, csv_line(t, i),
 			     "column 'trial': '%s' is not a nonnegative integer", tr);
 			return SKV_EINVAL;
 		}
@@ -142,7 +136,7 @@ static int parse_values(results *o, rowref *ref, char *err, size_t errlen)
 			const char *s = csv_get(t, i, o->metric_col[m]);
 			double *v = &o->value[i * o->nmetric + m];
 			if (!metric_value(v, s)) {
-				csv_fail(err, errlen, t->name, csv_line(t, i),
+				csv_fail(e, t->name, csv_line(t, i),
 					     "column '%s': '%s' is not an error value (a number >= 0, inf or nan)",
 					     csv_colname(t, o->metric_col[m]), s);
 				return SKV_EINVAL;
@@ -155,7 +149,7 @@ static int parse_values(results *o, rowref *ref, char *err, size_t errlen)
 /* Groups the rows into points: sorts them by parameters and trial, cuts
  * where the parameters change, then numbers the groups by their first row so
  * points come in sweep order. A repeated (parameters, trial) is an error. */
-static int group(results *o, rowref *ref, char *err, size_t errlen)
+static int group(results *o, rowref *ref, message *e)
 {
 	const csv_table *t = &o->csv;
 	size_t n = t->nrows;
@@ -175,7 +169,7 @@ static int group(results *o, rowref *ref, char *err, size_t errlen)
 			if (ref[i].trial == ref[i - 1].trial) {
 				/* Within equal parameters and trial the sort is by row. */
 				size_t a = ref[i - 1].row, b = ref[i].row;
-				csv_fail(err, errlen, t->name, csv_line(t, b),
+				csv_fail(e, t->name, csv_line(t, b),
 				     "trial %llu repeats the parameters and trial of line %zu", ref[i].trial,
 				     csv_line(t, a));
 				free(lead);
@@ -193,13 +187,13 @@ static int group(results *o, rowref *ref, char *err, size_t errlen)
 		}
 		g = i;
 	}
-	qsort(o->point_row, ng, sizeof *o->point_row, cmp_size);
+	qsort(o->point_row, ng, sizeof *o->point_row, stats_cmp_size);
 	o->npoints = ng;
 	/* Rows of point p: point_rows[point_start[p] .. point_start[p + 1]), in
 	 * trial order (ref is sorted by trial within a group). */
 	memset(o->point_start, 0, (n + 1) * sizeof *o->point_start);
 	for (size_t i = 0; i < n; i++) {
-		size_t *at = bsearch(&lead[i], o->point_row, ng, sizeof *o->point_row, cmp_size);
+		size_t *at = bsearch(&lead[i], o->point_row, ng, sizeof *o->point_row, stats_cmp_size);
 		o->row_point[ref[i].row] = (size_t)(at - o->point_row);
 		o->point_start[o->row_point[ref[i].row] + 1]++;
 	}
@@ -234,34 +228,34 @@ static int summarize(results *o)
 }
 
 int results_from_csv(results *r, csv_table *csv, const char *name, const char *const *required,
-			 size_t nrequired, char *err, size_t errlen)
+			 size_t nrequired, message *e)
 {
 	if (!r || !csv || !name || (!required && nrequired)) {
 		if (csv)
 			csv_free(csv);
-		csv_fail(err, errlen, name ? name : "(null)", 0, "invalid argument");
+		csv_fail(e, name ? name : "(null)", 0, "invalid argument");
 		return SKV_EINVAL;
 	}
 	results o = {0};
 	o.csv = *csv;
 	memset(csv, 0, sizeof *csv);
 	rowref *ref = NULL;
-	int rc = classify(&o, required, nrequired, err, errlen);
+	int rc = classify(&o, required, nrequired, e);
 	if (!rc) {
 		o.name = strdup(name);
 		ref = malloc(o.csv.nrows * sizeof *ref);
 		rc = o.name && ref ? SKV_OK : SKV_ENOMEM;
 	}
 	if (!rc)
-		rc = parse_values(&o, ref, err, errlen);
+		rc = parse_values(&o, ref, e);
 	if (!rc)
-		rc = group(&o, ref, err, errlen);
+		rc = group(&o, ref, e);
 	if (!rc)
 		rc = summarize(&o);
 	free(ref);
 	if (rc) {
 		if (rc == SKV_ENOMEM)
-			csv_fail(err, errlen, o.csv.name, 0, "out of memory");
+			csv_fail(e, o.csv.name, 0, "out of memory");
 		results_free(&o);
 		return rc;
 	}
@@ -270,12 +264,12 @@ int results_from_csv(results *r, csv_table *csv, const char *name, const char *c
 }
 
 int results_load(results *r, const char *path, const char *shown, const char *const *required,
-		     size_t nrequired, char *err, size_t errlen)
+		     size_t nrequired, message *e)
 {
 	if (!r || !path)
 		return SKV_EINVAL;
 	csv_table t;
-	int rc = csv_read_as(&t, path, shown ? shown : path, err, errlen);
+	int rc = csv_read_as(&t, path, shown ? shown : path, e);
 	if (rc)
 		return rc;
 	/* The experiment is named by the file: DIR/NAME.csv -> NAME. */
@@ -289,7 +283,7 @@ int results_load(results *r, const char *path, const char *shown, const char *co
 		csv_free(&t);
 		return SKV_ENOMEM;
 	}
-	rc = results_from_csv(r, &t, name, required, nrequired, err, errlen);
+	rc = results_from_csv(r, &t, name, required, nrequired, e);
 	free(name);
 	return rc;
 }
@@ -345,17 +339,17 @@ int results_varies(const results *r, const char *col)
 	return r && col && csv_find(&r->csv, col, &c) == SKV_OK && r->varies[c];
 }
 
-int results_number(double *x, const results *r, size_t p, const char *col, char *err, size_t errlen)
+int results_number(double *x, const results *r, size_t p, const char *col, message *e)
 {
 	if (!x || !r || p >= r->npoints || !col)
 		return SKV_EINVAL;
 	const char *s = results_get(r, p, col);
 	if (!s) {
-		csv_fail(err, errlen, r->csv.name, 1, "missing required column '%s'", col);
+		csv_fail(e, r->csv.name, 1, "missing required column '%s'", col);
 		return SKV_EINVAL;
 	}
 	if (csv_number(x, s) != SKV_OK) {
-		csv_fail(err, errlen, r->csv.name, csv_line(&r->csv, r->point_row[p]),
+		csv_fail(e, r->csv.name, csv_line(&r->csv, r->point_row[p]),
 		     "column '%s': '%s' is not a number", col, s);
 		return SKV_EINVAL;
 	}

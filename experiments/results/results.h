@@ -35,15 +35,15 @@ typedef struct {
  * nonnegative integer) and "norm_rel_err", plus every column named in
  * required[0..nrequired), and at least one data row; every metric field must
  * be an error value as skv writes it (a decimal number >= 0, inf or nan). On error: SKV_EINVAL with "file:line:
- * what" in err (line 1 for a missing column), or SKV_ENOMEM; *r untouched. */
+ * what" in e (line 1 for a missing column), or SKV_ENOMEM; *r untouched. */
 int results_from_csv(results *r, csv_table *csv, const char *name, const char *const *required,
-			 size_t nrequired, char *err, size_t errlen);
+			 size_t nrequired, message *e);
 
 /* Reads the file at path (EXPERIMENT.csv) and builds its results; messages
  * name it `shown` (NULL: path). Metrics must be errors as skv writes them:
  * numbers >= 0, inf or nan. */
 int results_load(results *r, const char *path, const char *shown, const char *const *required,
-		     size_t nrequired, char *err, size_t errlen);
+		     size_t nrequired, message *e);
 
 void results_free(results *r);
 
@@ -57,7 +57,7 @@ const char *results_get(const results *r, size_t p, const char *col);
 /* Whether column `col` exists and takes more than one value. */
 int results_varies(const results *r, const char *col);
 /* Column `col` of point p as a number: SKV_OK, or SKV_EINVAL with "file:line:
- * column 'col': 'text' is not a number" in err. */
-int results_number(double *x, const results *r, size_t p, const char *col, char *err, size_t errlen);
+ * column 'col': 'text' is not a number" in e. */
+int results_number(double *x, const results *r, size_t p, const char *col, message *e);
 
 #endif

@@ -25,13 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const char *name = names[data[0] % (sizeof names / sizeof *names)];
 	data++, size--;
-	char err[1024];
+	message err = {NULL};
 	csv_table t, t0;
 	memset(&t, 0xAB, sizeof t);
 	t0 = t;
-	if (csv_parse(&t, (const char *)data, size, "fuzz.csv", err, sizeof err) != 0) {
-		if (memcmp(&t, &t0, sizeof t) != 0)
-			abort();
+	if (csv_parse(&t, (const char *)data, size, "fuzz.csv", &err) != 0) {
+		if (memcmp(&t, &t0, sizeof t) != 0 || !*msg_text(&err) || strchr(msg_text(&err), '\n'))
+			abort(); /* untouched, and a refusal says why on one line */
+		msg_free(&err);
 		return 0;
 	}
 	for (size_t r = 0; r < t.nrows; r++)
@@ -47,10 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const chart_spec *ch = &(x ? x : &exp_generic)->chart;
 	const char *need[] = {ch->x};
 	results res;
-	if (results_from_csv(&res, &t, name, need, ch->x ? 1 : 0, err, sizeof err) != 0)
+	if (results_from_csv(&res, &t, name, need, ch->x ? 1 : 0, &err) != 0) {
+		msg_free(&err);
 		return 0;
-	catalog_narrate(sink, &res, err, sizeof err);
-	chart_write_data(sink, &res, ch, err, sizeof err);
+	}
+	catalog_narrate(sink, &res, &err);
+	chart_write_data(sink, &res, ch, &err);
+	msg_free(&err);
 	results_free(&res);
 	return 0;
 }

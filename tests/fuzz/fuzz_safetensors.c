@@ -5,8 +5,8 @@
 #include "io/tensors.h"
 
 /* Build: clang -fsanitize=fuzzer,address,undefined -Ilib -Iexperiments
- *   tests/fuzz/fuzz_safetensors.c experiments/tensors.c experiments/safetensors.c
- *   experiments/safetensors_write.c -lm
+ *   tests/fuzz/fuzz_safetensors.c experiments/io/tensors.c experiments/io/safetensors.c
+ *   experiments/io/safetensors_write.c experiments/io/msg.c -lm (or: make fuzz)
  * Run:   cp -r tests/fuzz/corpus/fuzz_safetensors /tmp/c && ./fuzz_safetensors
  *        -max_len=4096 -dict=tests/fuzz/safetensors.dict /tmp/c
  * The first byte picks finite; the rest is the file. What is read must
@@ -32,22 +32,22 @@ static int same_set(const tensor_set *a, const tensor_set *b)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	char err[TENSOR_ERR_MAX];
+	message err = {NULL};
 	tensor_set s, back;
 	unsigned char *out;
 	size_t len;
 	if (size < 1)
 		return 0;
 	const tensor_read_opts o = {TENSOR_NONE, data[0] & 1};
-	if (safetensors_read_mem(&s, "fuzz.safetensors", data + 1, size - 1, &o, err, sizeof err)) {
-		if (!memchr(err, 0, sizeof err) || strchr(err, '\n'))
-			abort();
+	if (safetensors_read_mem(&s, "fuzz.safetensors", data + 1, size - 1, &o, &err)) {
+		if (!*msg_text(&err) || strchr(msg_text(&err), '\n'))
+			abort(); /* a refusal says why, on one line */
+		msg_free(&err);
 		return 0;
 	}
-	if (safetensors_write_mem(&out, &len, s.tensors, s.ntensors, s.meta, s.nmeta, "fuzz", err,
-				  sizeof err) != SKV_OK)
+	if (safetensors_write_mem(&out, &len, s.tensors, s.ntensors, s.meta, s.nmeta, "fuzz", &err) != SKV_OK)
 		abort(); /* names, keys and values read are all writable */
-	if (safetensors_read_mem(&back, "fuzz", out, len, NULL, err, sizeof err) != SKV_OK ||
+	if (safetensors_read_mem(&back, "fuzz", out, len, NULL, &err) != SKV_OK ||
 	    !same_set(&s, &back))
 		abort();
 	free(out);
