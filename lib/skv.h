@@ -380,12 +380,16 @@ typedef enum {
 	SKV_ORDER_RANDOM = 3, /* seeded random permutation (Fisher-Yates) */
 	SKV_ORDER_ASC = 4,    /* sorted by stored LSE ascending (stable) */
 	SKV_ORDER_DESC = 5,   /* sorted by stored LSE descending (stable) */
-	SKV_ORDER_STRIDED = 6 /* FlashInfer: `threads` strided subsets, each
-	                       * merged in order, then the subsets in order */
+	SKV_ORDER_STRIDED = 6 /* FlashInfer: `threads` strided subsets (subset t
+	                       * holds splits t, t + threads, ...), each merged
+	                       * in order and sealed, then the subsets in order */
 } skv_order;
 #define SKV_NORDERS 7
 
-/* What a merge does with empty splits (stored LSE -inf). */
+/* What a merge does with empty splits (stored LSE -inf). Each policy is one
+ * row of a table in lib/merge.c (what an empty row reads as, the substitute
+ * for a max of -inf, the LSE of a zero or NaN sum, whether it guards),
+ * which every rule reads in the same way. */
 typedef enum {
 	SKV_EMPTY_GUARD = 0, /* skv's own: empty splits weigh 0, an all-empty
 	                      * row gives out = 0, lse = -inf, never NaN */
@@ -400,7 +404,11 @@ typedef struct {
 	skv_merge merge;
 	skv_order order;
 	uint64_t seed;     /* for SKV_ORDER_RANDOM */
-	unsigned threads;  /* for SKV_ORDER_STRIDED (>= 1) */
+	/* The number of strided subsets of SKV_ORDER_STRIDED (>= 1; ignored by
+	 * the other orders). Named for FlashInfer's merge, where each subset
+	 * is one thread row (bdy) of the thread block: the name the program's
+	 * --merge-threads and CSV column use, kept so they stay in step. */
+	unsigned threads;
 	skv_empty empty;
 	int round_states;  /* round intermediate states to cfg->input (FlashInfer smem) */
 } skv_merge_spec;
