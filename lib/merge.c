@@ -38,14 +38,20 @@ static const struct {
 	[SKV_MERGE_MEAN] = {"mean", skv_merge_mean, 0},
 	[SKV_MERGE_SUM] = {"sum", skv_merge_sum, 0},
 	[SKV_MERGE_FLEX] = {"flex", skv_merge_flex, 1},
+	[SKV_MERGE_ONEPASS_NORM] = {"onepass-norm", skv_merge_onepass_norm, 0},
+	[SKV_MERGE_RATIO] = {"ratio", skv_merge_ratio, 0},
+	[SKV_MERGE_VLLM] = {"vllm", skv_merge_vllm, 1},
+	[SKV_MERGE_RUNNING] = {"running", skv_merge_running, 1},
 };
 
 /* The reduction orders, indexed by skv_order. */
 static const char *const order_names[SKV_NORDERS] = {
 	[SKV_ORDER_SEQ] = "seq",   [SKV_ORDER_REV] = "rev",   [SKV_ORDER_TREE] = "tree",
 	[SKV_ORDER_RANDOM] = "random", [SKV_ORDER_ASC] = "asc", [SKV_ORDER_DESC] = "desc",
-	[SKV_ORDER_STRIDED] = "strided",
+	[SKV_ORDER_STRIDED] = "strided", [SKV_ORDER_LANES] = "lanes",
 };
+
+static const char *const norm_names[SKV_NNORMS] = {[SKV_NORM_DIV] = "div", [SKV_NORM_RCP] = "rcp"};
 
 /* The empty-split policies, indexed by skv_empty (the fields are
  * explained in merge_internal.h). */
@@ -62,6 +68,7 @@ const skv_empty_row *skv_empty_row_of(skv_empty e) { return &empty_rows[e]; }
 const char *skv_merge_name(skv_merge m) { return (unsigned)m < SKV_NMERGES ? rules[m].name : NULL; }
 const char *skv_order_name(skv_order o) { return (unsigned)o < SKV_NORDERS ? order_names[o] : NULL; }
 const char *skv_empty_name(skv_empty e) { return (unsigned)e < SKV_NEMPTY ? empty_rows[e].name : NULL; }
+const char *skv_norm_name(skv_norm n) { return (unsigned)n < SKV_NNORMS ? norm_names[n] : NULL; }
 
 /* The index of `name` among n names reached through name_at; -1 if none. */
 static int find_name(const char *(*name_at)(unsigned), unsigned n, const char *name)
@@ -75,6 +82,7 @@ static int find_name(const char *(*name_at)(unsigned), unsigned n, const char *n
 static const char *merge_at(unsigned i) { return rules[i].name; }
 static const char *order_at(unsigned i) { return order_names[i]; }
 static const char *empty_at(unsigned i) { return empty_rows[i].name; }
+static const char *norm_at(unsigned i) { return norm_names[i]; }
 
 int skv_merge_parse(skv_merge *m, const char *name)
 {
@@ -103,9 +111,18 @@ int skv_empty_parse(skv_empty *e, const char *name)
 	return SKV_OK;
 }
 
+int skv_norm_parse(skv_norm *n, const char *name)
+{
+	int i = find_name(norm_at, SKV_NNORMS, name);
+	if (!n || i < 0)
+		return SKV_EINVAL;
+	*n = (skv_norm)i;
+	return SKV_OK;
+}
+
 skv_merge_spec skv_merge_spec_default(void)
 {
-	skv_merge_spec s = {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_GUARD, 0};
+	skv_merge_spec s = {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_GUARD, 0, SKV_NORM_DIV};
 	return s;
 }
 
@@ -198,8 +215,45 @@ static int reduce_strided(double *res, const skv_reducer *r, const skv_mctx *x)
 	return SKV_OK;
 }
 
+/* GPU lanes (SKV_ORDER_LANES in skv.h): for a reducer of one value, lane t
+ * folds splits t, t + T, ... in order, then a butterfly within warps of
+ * min(T, 32) lanes and one across the warps' sums. Every lane ends with the
+ * same value only in exact arithmetic, so the butterfly is run on all T
+ * lanes and lane 0's value kept, as the kernels broadcast lane 0. */
+static int reduce_lanes(double *res, const skv_reducer *r, const skv_mctx *x)
+{
+	const size_t S = x->sp->S, T = x->spec->threads, W = T < 32 ? T : 32;
+	double *a = malloc(2 * T * sizeof *a), *b = a + T;
+	if (!a)
+		return SKV_ENOMEM;
+	for (size_t t = 0; t < T; t++) {
+		r->init(x, a + t);
+		for (size_t s = t; s < S; s += T)
+			r->add(x, a + t, s);
+	}
+	/* masks W/2 .. 1 inside each warp, then T/2 .. W across warps (lane
+	 * t of warp j exchanges with the same lane of warp j xor (k / W)) */
+	size_t masks[24], nm = 0;
+	for (size_t k = W / 2; k >= 1; k /= 2)
+		masks[nm++] = k;
+	for (size_t k = T / 2; k >= W; k /= 2)
+		masks[nm++] = k;
+	for (size_t i = 0; i < nm; i++) {
+		for (size_t t = 0; t < T; t++) {
+			b[t] = a[t];
+			r->combine(x, b + t, a + (t ^ masks[i]));
+		}
+		memcpy(a, b, T * sizeof *a);
+	}
+	res[0] = a[0];
+	free(a);
+	return SKV_OK;
+}
+
 int skv_reduce(double *res, const skv_reducer *r, const skv_mctx *x)
 {
+	if (x->spec->order == SKV_ORDER_LANES && r->width == 1)
+		return reduce_lanes(res, r, x);
 	if (x->spec->order == SKV_ORDER_TREE)
 		return reduce_tree(res, r, x);
 	if (x->spec->order == SKV_ORDER_STRIDED)
@@ -213,7 +267,8 @@ int skv_reduce(double *res, const skv_reducer *r, const skv_mctx *x)
 static int spec_check(const skv_merge_spec *s)
 {
 	return s && (unsigned)s->merge < SKV_NMERGES && (unsigned)s->order < SKV_NORDERS &&
-	       (unsigned)s->empty < SKV_NEMPTY && s->threads >= 1;
+	       (unsigned)s->empty < SKV_NEMPTY && (unsigned)s->norm < SKV_NNORMS && s->threads >= 1 &&
+	       (s->order != SKV_ORDER_LANES || (s->threads <= 1024 && (s->threads & (s->threads - 1)) == 0));
 }
 
 static int merge_args_ok(const double *out, const double *lse, const skv_partials *sp,

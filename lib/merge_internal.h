@@ -70,10 +70,19 @@ int skv_merge_pairwise(double *res, double *L, const skv_mctx *x);
 int skv_merge_mean(double *res, double *L, const skv_mctx *x);
 int skv_merge_sum(double *res, double *L, const skv_mctx *x);
 int skv_merge_flex(double *res, double *L, const skv_mctx *x);
+int skv_merge_onepass_norm(double *res, double *L, const skv_mctx *x);
+int skv_merge_ratio(double *res, double *L, const skv_mctx *x);
+int skv_merge_vllm(double *res, double *L, const skv_mctx *x);
+int skv_merge_running(double *res, double *L, const skv_mctx *x);
 
 /* e and log in the config's base (exp2/log2 in base 2), in format c. */
 double skv_mexp(const skv_mctx *x, double t);
 double skv_mlog(const skv_mctx *x, double t);
+/* RN(1 / t) in format c. */
+double skv_mrcp(const skv_mctx *x, double t);
+/* out[i] = acc[i] / l by the spec's normalisation (division, or times the
+ * rounded reciprocal), for i < d. */
+void skv_mnorm(const skv_mctx *x, double *out, const double *acc, double l);
 
 /* The stored row of split s as a rule reads it: the NaN row for an
  * unwritten empty split. */

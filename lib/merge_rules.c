@@ -8,6 +8,20 @@
 double skv_mexp(const skv_mctx *x, double t) { return x->base2 ? skv_exp2_i(x->c, t) : skv_exp_i(x->c, t); }
 double skv_mlog(const skv_mctx *x, double t) { return x->base2 ? skv_log2_i(x->c, t) : skv_log_i(x->c, t); }
 
+double skv_mrcp(const skv_mctx *x, double t) { return skv_div_i(x->c, 1.0, t); }
+
+void skv_mnorm(const skv_mctx *x, double *out, const double *acc, double l)
+{
+	if (x->spec->norm == SKV_NORM_RCP) {
+		double r = skv_mrcp(x, l);
+		for (size_t i = 0; i < x->sp->d; i++)
+			out[i] = skv_mul_i(x->c, acc[i], r);
+	} else {
+		for (size_t i = 0; i < x->sp->d; i++)
+			out[i] = skv_div_i(x->c, acc[i], l);
+	}
+}
+
 const double *skv_row_o(const skv_mctx *x, size_t s)
 {
 	if (x->em->unwritten && x->sp->lse[s] == -INFINITY)
@@ -177,8 +191,7 @@ int skv_merge_flex(double *res, double *L, const skv_mctx *x)
 	skv_reducer r = {d + 1, v1zero_init, flex_add, v1sum_combine, NULL};
 	int st = skv_reduce(acc, &r, x);
 	if (st == SKV_OK) {
-		for (size_t i = 0; i < d; i++)
-			res[i] = skv_div_i(x->c, acc[i + 1], acc[0]);
+		skv_mnorm(x, res, acc + 1, acc[0]);
 		*L = skv_add_i(x->c, M, skv_mlog(x, acc[0]));
 	}
 	free(acc);
@@ -233,11 +246,9 @@ static void st_seal(const skv_mctx *x, double *a)
 {
 	if (x->em->guard && a[0] == -INFINITY)
 		return;
-	size_t d = x->sp->d;
-	for (size_t i = 0; i < d; i++) {
-		double o = skv_div_i(x->c, a[2 + i], a[1]);
-		a[2 + i] = x->spec->round_states ? skv_round_i(x->cfg->input, o) : o;
-	}
+	skv_mnorm(x, a + 2, a + 2, a[1]);
+	for (size_t i = 0; x->spec->round_states && i < x->sp->d; i++)
+		a[2 + i] = skv_round_i(x->cfg->input, a[2 + i]);
 	a[0] = skv_add_i(x->c, a[0], skv_mlog(x, a[1]));
 	a[1] = 1.0;
 }
@@ -255,8 +266,7 @@ int skv_merge_pairwise(double *res, double *L, const skv_mctx *x)
 		memset(res, 0, d * sizeof *res);
 		*L = -INFINITY;
 	} else if (st == SKV_OK) {
-		for (size_t i = 0; i < d; i++)
-			res[i] = skv_div_i(x->c, acc[2 + i], acc[1]);
+		skv_mnorm(x, res, acc + 2, acc[1]);
 		*L = skv_add_i(x->c, acc[0], skv_mlog(x, acc[1]));
 	}
 	free(acc);

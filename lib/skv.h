@@ -369,9 +369,65 @@ typedef enum {
 	SKV_MERGE_PAIRWISE = 1, /* online state merge folded over splits (FlashInfer) */
 	SKV_MERGE_MEAN = 2,     /* wrong on purpose: plain mean of the partials */
 	SKV_MERGE_SUM = 3,      /* wrong on purpose: plain sum of the partials */
-	SKV_MERGE_FLEX = 4      /* max and sum kept apart, unnormalized acc (Flex) */
+	SKV_MERGE_FLEX = 4,     /* max and sum kept apart, unnormalized acc (Flex) */
+	SKV_MERGE_ONEPASS_NORM = 5, /* FA3: normalised weights, see below */
+	SKV_MERGE_RATIO = 6,    /* xformers: sum e_s O_s / sum e_s */
+	SKV_MERGE_VLLM = 7,     /* vLLM paged_attention_v2's reduce */
+	SKV_MERGE_RUNNING = 8   /* llama.cpp CPU: running merge of (m, l, acc) */
 } skv_merge;
-#define SKV_NMERGES 5
+#define SKV_NMERGES 9
+
+/*
+ * The rules, every operation in cfg->combine (e = exp, or exp2 in base 2;
+ * M = max_s L_s over the stored LSEs, or over the split maxes m_s where
+ * the rule reads them; "norm" is the spec's final normalisation, a
+ * division or a multiplication by the rounded reciprocal):
+ *   onepass   L = M + log sum_s e(L_s - M), out = sum_s fma(e(L_s - L), O_s)
+ *             (FlashAttention 2, csrc/flash_attn/src/flash_fwd_kernel.h:1183-1264
+ *             at Dao-AILab/flash-attention 0251105a; TileLang's example).
+ *   pairwise  the online state merge folded over the splits, each split a
+ *             state (L_s, 1, O_s): m = max, x = e(m_a - m), y = e(m_b - m),
+ *             d = fma(d_a, x, d_b y), acc = fma(acc_a, x, acc_b y); out =
+ *             norm(acc, d), L = m + log d (FlashInfer state.cuh:53-83, SGLang
+ *             _fwd_kernel_stage2).
+ *   mean, sum wrong on purpose: the plain mean and sum of the O_s (with the
+ *             one-pass L).
+ *   flex      M over m_s, e_s = e(m_s - M), l = sum fma(l_s, e_s), acc = sum
+ *             fma(acc_s, e_s), out = norm(acc, l), L = M + log l (PyTorch
+ *             flex_decoding.py's reduction; llama.cpp CUDA's
+ *             flash_attn_combine_results, fattn-common.cuh:916-969 at
+ *             ggml-org/ggml d99724f2, is the same formula in base e).
+ *   onepass-norm  FA3 (hopper/flash_fwd_combine_kernel.h:593-621, 669-693):
+ *             M' = M, or the policy's substitute when M = -inf; e_s = e(L_s -
+ *             M'); sum = sum_s e_s; inv = 0 if sum is 0 or NaN, else RN(1/sum);
+ *             w_s = RN(e_s inv); out = sum fma(w_s, O_s) over the splits up
+ *             to the last with a finite LSE, skipping w_s not > 0; L = log(sum)
+ *             + M (the unsubstituted max: -inf for an all-empty row; the
+ *             policy's bad_sum LSE is not used). The total LSE never enters
+ *             the weights.
+ *   ratio     xformers (xformers/ops/fmha/_triton/splitk_kernels.py:986-1019
+ *             at facebookresearch/xformers 4c82fc33): e_s = e(L_s - M), num =
+ *             sum RN(O_s e_s), den = sum e_s, out = norm(num, den), L = M +
+ *             log(den); masked to out 0, L -inf when M = -inf (unless the
+ *             policy is none). In base e2 (natural LSEs from base-2
+ *             arithmetic) as xformers writes it: e_s = exp2(RN(RN(L_s - M) *
+ *             RN(1.44269504))) and L = M + RN(log2(den) / RN(1.44269504)),
+ *             that last addition in the wider of the LSE and combine formats
+ *             (Triton promotes fp32 + fp64 to fp64).
+ *   vllm      vLLM paged_attention_v2_reduce_kernel (csrc/attention/
+ *             attention_kernels.cuh at vllm-project/vllm 04d1abd3): M = max of
+ *             -max_finite(combine) and the m_s; r_s = RN(l_s e(m_s - M)); G =
+ *             sum r_s; inv = RN(1/RN(G + RN(1e-6))); out = sum fma(RN(O_s r_s),
+ *             inv) in split order; one split is copied (num_partitions == 1);
+ *             L = M + log G (vLLM writes no merged LSE: this is skv's). The O_s
+ *             are the kernel's (l_s + 1e-6)-normalised partials (SKV_FORMULA_VLLM).
+ *   running   llama.cpp CPU (ggml_flash_attn_ext_reduce_partials,
+ *             src/ggml-cpu/ops.cpp:9007 at ggml-org/ggml d99724f2): the state
+ *             merge above over unnormalised (m_s, l_s, acc_s) from (M, S) =
+ *             (-inf, 0), in split order; a guarding policy skips splits with
+ *             l_s == 0 (the source's `if (S_chunk == 0.0f) continue`); out =
+ *             norm(acc, S) when S != 0, else acc; L = M + log S.
+ */
 
 typedef enum {
 	SKV_ORDER_SEQ = 0,    /* splits 0, 1, ..., S-1 */
@@ -380,11 +436,34 @@ typedef enum {
 	SKV_ORDER_RANDOM = 3, /* seeded random permutation (Fisher-Yates) */
 	SKV_ORDER_ASC = 4,    /* sorted by stored LSE ascending (stable) */
 	SKV_ORDER_DESC = 5,   /* sorted by stored LSE descending (stable) */
-	SKV_ORDER_STRIDED = 6 /* FlashInfer: `threads` strided subsets (subset t
-	                       * holds splits t, t + threads, ...), each merged
-	                       * in order and sealed, then the subsets in order */
+	SKV_ORDER_STRIDED = 6, /* FlashInfer: `threads` strided subsets (subset t
+	                        * holds splits t, t + threads, ...), each merged
+	                        * in order and sealed, then the subsets in order */
+	SKV_ORDER_LANES = 7    /* GPU lanes: a sum of one value per split (the
+	                        * exp-sums) is strided over `threads` lanes (a
+	                        * power of two; lane t adds splits t, t + threads,
+	                        * ... in order) and then reduced by a butterfly:
+	                        * x_t = x_t + x_(t xor k) for k = w/2, ..., 1 within
+	                        * warps of w = min(threads, 32) lanes, then the same
+	                        * across the threads/32 warp sums; lane 0's value is
+	                        * the result. Sums of vectors (the outputs) go in
+	                        * split order. FA2's combine (flash_fwd_kernel.h:1183-1201,
+	                        * utils.h:112-131: 32 lanes for head_dim 128, the
+	                        * padding adds zeros), FA3's (flash_fwd_combine_kernel.h:111-114,
+	                        * 593-617: 32 lanes), vLLM's block_sum over 128 threads
+	                        * (attention_kernels.cuh) */
 } skv_order;
-#define SKV_NORDERS 7
+#define SKV_NORDERS 8
+
+/* The final normalisation out = acc / l of the rules that end with one
+ * (pairwise, also its per-subset seal; flex; ratio; running). */
+typedef enum {
+	SKV_NORM_DIV = 0, /* RN(acc / l) */
+	SKV_NORM_RCP = 1  /* RN(acc RN(1 / l)): FlashInfer since PR 4401
+	                   * (state.cuh normalize: o * __fdividef(1, d)),
+	                   * llama.cpp CPU (S_inv = 1.0f/S, ggml_vec_scale_f32) */
+} skv_norm;
+#define SKV_NNORMS 2
 
 /* What a merge does with empty splits (stored LSE -inf). Each policy is one
  * row of a table in lib/merge.c (what an empty row reads as, the substitute
@@ -411,6 +490,7 @@ typedef struct {
 	unsigned threads;
 	skv_empty empty;
 	int round_states;  /* round intermediate states to cfg->input (FlashInfer smem) */
+	skv_norm norm;     /* the final normalisation (0, SKV_NORM_DIV: as before) */
 } skv_merge_spec;
 
 const char *skv_merge_name(skv_merge m);
@@ -419,14 +499,19 @@ const char *skv_order_name(skv_order o);
 int skv_order_parse(skv_order *o, const char *name);
 const char *skv_empty_name(skv_empty e);
 int skv_empty_parse(skv_empty *e, const char *name);
-/* onepass, seq, seed 0, threads 1, guard, no state rounding. */
+/* "div", "rcp"; NULL for an unknown value. */
+const char *skv_norm_name(skv_norm n);
+/* Parses those names. SKV_EINVAL for anything else (n untouched). */
+int skv_norm_parse(skv_norm *n, const char *name);
+/* onepass, seq, seed 0, threads 1, guard, no state rounding, div. */
 skv_merge_spec skv_merge_spec_default(void);
 
 /* Merges stored partials (sp, as written by skv_partials_store) into out[d]
  * (in cfg->output) and the merged LSE (*lse, natural log units whatever the
  * base, converted in double). All arithmetic in cfg->combine. The controls
  * (mean, sum) return the correctly merged LSE. SKV_EINVAL for a bad spec or
- * config; SKV_ENOMEM. */
+ * config (SKV_ORDER_LANES with `threads` not a power of two, a rule that
+ * reads m, l, acc on partials without them); SKV_ENOMEM. */
 int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_merge_spec *spec,
 		  const skv_config *cfg);
 
