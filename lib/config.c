@@ -4,7 +4,7 @@
 
 skv_config skv_config_uniform(skv_format f)
 {
-	skv_config c = {f, f, f, f, f, f, f, SKV_BASE_E};
+	skv_config c = {f, f, f, f, f, f, f, SKV_BASE_E, SKV_BLOCKS_FORWARD, 0, SKV_FORMULA_SKV, 0, 0};
 	return c;
 }
 
@@ -16,9 +16,31 @@ int skv_config_check(const skv_config *c)
 	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
 		if ((unsigned)fs[i] >= SKV_NFORMATS || skv_format_is_scale(fs[i]))
 			return SKV_EINVAL; /* a scale format (e8m0, ue4m3) holds no signed value */
-	if ((unsigned)c->base >= SKV_NBASES)
+	if ((unsigned)c->base >= SKV_NBASES || (unsigned)c->blocks >= SKV_NBLOCKS ||
+	    (unsigned)c->formula >= SKV_NFORMULAS)
+		return SKV_EINVAL;
+	if (c->acc && (c->acc < 0 || c->acc > SKV_NFORMATS || skv_format_is_scale((skv_format)(c->acc - 1))))
+		return SKV_EINVAL;
+	if (c->lanes > 1024 || (c->lanes & (c->lanes - 1)) != 0 || c->lane_keys > 1024)
+		return SKV_EINVAL;
+	int b = skv_formula_base(c->formula);
+	if (b >= 0 && b != (int)c->base)
 		return SKV_EINVAL;
 	return SKV_OK;
+}
+
+static const char *const blocks_names[SKV_NBLOCKS] = {"forward", "reverse"};
+
+const char *skv_blocks_name(skv_blocks b) { return (unsigned)b < SKV_NBLOCKS ? blocks_names[b] : NULL; }
+
+int skv_blocks_parse(skv_blocks *b, const char *name)
+{
+	for (unsigned i = 0; b && name && i < SKV_NBLOCKS; i++)
+		if (strcmp(blocks_names[i], name) == 0) {
+			*b = (skv_blocks)i;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
 }
 
 /* One name per base, indexed by value, so names and parsing cannot drift. */

@@ -215,15 +215,13 @@ static int reduce_strided(double *res, const skv_reducer *r, const skv_mctx *x)
 	return SKV_OK;
 }
 
-/* GPU lanes (SKV_ORDER_LANES in skv.h): for a reducer of one value, lane t
- * folds splits t, t + T, ... in order, then a butterfly within warps of
- * min(T, 32) lanes and one across the warps' sums. Every lane ends with the
- * same value only in exact arithmetic, so the butterfly is run on all T
- * lanes and lane 0's value kept, as the kernels broadcast lane 0. */
+/* GPU lanes (SKV_ORDER_LANES in skv.h): for a reducer of one value (every
+ * such reducer here is a sum in the combine format), lane t folds splits
+ * t, t + T, ... in order, then the lanes' butterfly (lib/scan.c). */
 static int reduce_lanes(double *res, const skv_reducer *r, const skv_mctx *x)
 {
-	const size_t S = x->sp->S, T = x->spec->threads, W = T < 32 ? T : 32;
-	double *a = malloc(2 * T * sizeof *a), *b = a + T;
+	const size_t S = x->sp->S, T = x->spec->threads;
+	double *a = malloc(T * sizeof *a);
 	if (!a)
 		return SKV_ENOMEM;
 	for (size_t t = 0; t < T; t++) {
@@ -231,21 +229,7 @@ static int reduce_lanes(double *res, const skv_reducer *r, const skv_mctx *x)
 		for (size_t s = t; s < S; s += T)
 			r->add(x, a + t, s);
 	}
-	/* masks W/2 .. 1 inside each warp, then T/2 .. W across warps (lane
-	 * t of warp j exchanges with the same lane of warp j xor (k / W)) */
-	size_t masks[24], nm = 0;
-	for (size_t k = W / 2; k >= 1; k /= 2)
-		masks[nm++] = k;
-	for (size_t k = T / 2; k >= W; k /= 2)
-		masks[nm++] = k;
-	for (size_t i = 0; i < nm; i++) {
-		for (size_t t = 0; t < T; t++) {
-			b[t] = a[t];
-			r->combine(x, b + t, a + (t ^ masks[i]));
-		}
-		memcpy(a, b, T * sizeof *a);
-	}
-	res[0] = a[0];
+	res[0] = skv_butterfly(a, T, x->c);
 	free(a);
 	return SKV_OK;
 }

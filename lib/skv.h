@@ -302,7 +302,95 @@ const char *skv_lse_base_name(skv_lse_base b);
 /* Parses those names. SKV_EINVAL for anything else (b untouched). */
 int skv_lse_base_parse(skv_lse_base *b, const char *name);
 
-/* The format of each stage of a decode kernel. */
+/* The order of the key blocks inside a split. Blocks are cut from the
+ * split's first key (the last may be short) and the online softmax visits
+ * them in this order. */
+typedef enum {
+	SKV_BLOCKS_FORWARD = 0, /* first to last (skv's own, TileLang, Triton kernels) */
+	SKV_BLOCKS_REVERSE = 1  /* last to first: FlashAttention 2 and 3 iterate
+	                         * n_block from n_block_max - 1 down
+	                         * (csrc/flash_attn/src/flash_fwd_kernel.h:830,944;
+	                         * hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:793,861
+	                         * at Dao-AILab/flash-attention 0251105a) */
+} skv_blocks;
+#define SKV_NBLOCKS 2
+
+/* The score, normalisation and LSE formulas of a split kernel, each as a
+ * system writes it (lib/scan.c holds them as one table; c is the compute
+ * format, RN rounds to it, k = log2 e where the base is 2 or e2, else 1,
+ * m the running max, l the exp-sum, acc the P.V accumulator):
+ *   skv        skv's own: s = RN(RN(q.k) RN(scale k)) + RN(offset k),
+ *              p = e(RN(s - m)), alpha = e(RN(m_old - m)), l = RN(l alpha)
+ *              then l = RN(l + p) key by key, o = RN(acc / l), LSE per
+ *              base (e: m + log l; 2: m + log2 l; e2: fma(m, RN(ln 2), log l)).
+ *   fa2        raw scores r = RN(q.k) + RN(offset / RN(scale)) with the max
+ *              taken on them; c = RN(RN(scale) log2 e) (flash_api.cpp:
+ *              params.scale_softmax_log2 = softmax_scale * M_LOG2E);
+ *              p = exp2(fma(r, c, -RN(m c))), alpha = exp2(RN(RN(m_old - m) c))
+ *              (csrc/flash_attn/src/softmax.h:76-88, 148-160: nvcc fuses
+ *              x * scale - max_scaled into one FFMA); o = RN(acc RN(1/l));
+ *              LSE = fma(m, RN(scale), log l), natural (softmax.h:180,
+ *              row_max * softmax_scale + __logf(sum) contracted). Base e2.
+ *   fa3        as fa2 with LSE = fma(m, RN(c RN(ln 2)), log l)
+ *              (hopper/softmax.h:151: row_max * (softmax_scale_log2 *
+ *              float(M_LN2)) + __logf(sum)). Base e2.
+ *   tilelang   raw scores, c = RN(scale 1.44269504) (the example's
+ *              `scale = (1.0 / dim) ** 0.5 * 1.44269504`), p = exp2(fma(r, c,
+ *              -RN(m c))), alpha = exp2(fma(m_old, c, -RN(m c))), l = fma(l,
+ *              alpha, sum of the block's p), o = RN(acc / l), LSE = fma(m, c,
+ *              log2 l) (examples/flash_decoding/example_gqa_decode.py:124-152
+ *              at tile-ai/tilelang a35008a4; the fused forms are nvcc's
+ *              contraction of a * b - c * d and a * b + c, inferred). Base 2.
+ *   flex       s = RN(RN(RN(q.k) RN(scale)) + RN(offset)) RN(1.44269504): the
+ *              scale, then the score_mod (skv's offset), then RCP_LN2
+ *              (torch/_inductor/kernel/flex/templates/common.py.jinja at
+ *              pytorch/pytorch 05382727); l = fma(l, alpha, sum of the
+ *              block's p) (Triton fuses l_i * alpha + tl.sum(p, 1)). Base 2.
+ *   xformers   c = RN(RN(scale) RN(1.44269504)) (splitk_kernels.py:361-362),
+ *              l = fma(l, alpha, sum of the block's p) (:527), and the LSE
+ *              evaluated in the LSE storage format from the compute-format m
+ *              (log2 units) and l: RN(RN(log2(l) + m) / RN_c(1.44269504))
+ *              (:580-585 at facebookresearch/xformers 4c82fc33). Base e2.
+ *   vllm       the split as one block (the partition's max first): p =
+ *              e(RN(s - m)), l as skv sums it, then P normalised before P.V:
+ *              p' = RN(p RN(1/RN(l + RN(1e-6)))) (__fdividef(1.f, exp_sum +
+ *              1e-6f)), rounded to cfg->p; o = acc (csrc/attention/
+ *              attention_kernels.cuh at vllm-project/vllm 04d1abd3). Base e;
+ *              contiguous splits only.
+ *   flashinfer c = RN(RN(scale) RN(log2 e)) (variants.cuh: sm_scale * math::log2e),
+ *              o = RN(acc RN(1/l)) (the decode's o * rcp(d)). Base 2.
+ *   qscale     q pre-scaled, q'_i = RN(q_i RN(scale)), s = RN(q'.k) +
+ *              RN(offset), as llama.cpp's CUDA vec kernel scales Q_reg
+ *              (src/ggml-cuda/fattn-vec.cuh:240-245 at ggml-org/ggml d99724f2).
+ *              Base e.
+ * Dot products are fma chains in compute in every formula (a tensor core's
+ * exact products; the systems' per-thread partial dots and shuffles are
+ * not modelled). */
+typedef enum {
+	SKV_FORMULA_SKV = 0,
+	SKV_FORMULA_FA2 = 1,
+	SKV_FORMULA_FA3 = 2,
+	SKV_FORMULA_TILELANG = 3,
+	SKV_FORMULA_FLEX = 4,
+	SKV_FORMULA_XFORMERS = 5,
+	SKV_FORMULA_VLLM = 6,
+	SKV_FORMULA_FLASHINFER = 7,
+	SKV_FORMULA_QSCALE = 8
+} skv_formula;
+#define SKV_NFORMULAS 9
+
+/* The P.V accumulator's format in skv_config.acc: 0 keeps it in compute
+ * (every system but llama.cpp CPU); SKV_ACC(f) holds it in format f, every
+ * update computed in compute and rounded to f (llama.cpp CPU with f16 V:
+ * ggml_vec_mad_f16 stores fp16(fma(v, p, acc)) in fp32 and ggml_vec_scale_f16
+ * fp16(acc alpha) after every key, src/ggml-cpu/vec.h and
+ * simd-mappings.h:596-647 at ggml-org/ggml d99724f2 on x86 with F16C and FMA). */
+#define SKV_ACC(f) (1 + (int)(f))
+
+/* The format of each stage of a decode kernel, and the kernel's
+ * mechanisms. Every mechanism's 0 is skv's own kernel as it was before
+ * they existed, so skv_config_uniform() and a zeroed tail give the old
+ * bits. */
 typedef struct {
 	skv_format input;   /* q, K, V as stored */
 	skv_format compute; /* scores, running max, exp, sums, P.V accumulation */
@@ -312,12 +400,37 @@ typedef struct {
 	skv_format combine; /* arithmetic of the merge */
 	skv_format output;  /* the final result */
 	skv_lse_base base;
+	skv_blocks blocks;   /* the order of the key blocks inside a split */
+	int acc;             /* P.V accumulator format: 0 (compute) or SKV_ACC(f) */
+	skv_formula formula; /* score, normalisation and LSE formulas */
+	/* The exp-sum of a split strided over `lanes` lanes (0 or 1: one
+	 * sequential sum; else a power of two up to 1024): key j of a range
+	 * starting at lo goes to lane ((j - lo) / lane_keys) mod lanes, each
+	 * lane keeps its own sum (rescaled by every alpha) and the split ends
+	 * with the butterfly of SKV_ORDER_LANES. FA2 and FA3: 4 lanes of 2
+	 * keys (the quad of an MMA row: each thread holds columns 2t, 2t + 1 of
+	 * every 8, summed in thread_reduce_ and quad_allreduce_ at the end,
+	 * softmax.h:46-60, 167); vLLM: 128 lanes of 1 key (exp_sum per thread,
+	 * then block_sum). */
+	unsigned lanes, lane_keys; /* lane_keys 0 means 1 */
 } skv_config;
 
-/* Every stage in format f, natural base. */
+/* "forward", "reverse"; "skv", "fa2", "fa3", "tilelang", "flex",
+ * "xformers", "vllm", "flashinfer", "qscale"; NULL for an unknown value. */
+const char *skv_blocks_name(skv_blocks b);
+const char *skv_formula_name(skv_formula f);
+/* Parse those names. SKV_EINVAL for anything else (the output untouched). */
+int skv_blocks_parse(skv_blocks *b, const char *name);
+int skv_formula_parse(skv_formula *f, const char *name);
+/* The base a formula requires (-1: any, for skv); -1 for an unknown value. */
+int skv_formula_base(skv_formula f);
+
+/* Every stage in format f, natural base, every mechanism 0. */
 skv_config skv_config_uniform(skv_format f);
 /* SKV_EINVAL if a field is out of range, or a stage is given a scale-only
- * format (e8m0, ue4m3: they hold no signed value). */
+ * format (e8m0, ue4m3: they hold no signed value), the accumulator format
+ * is not a value format, lanes is not 0 or a power of two up to 1024,
+ * lane_keys exceeds 1024, or the formula's base is not cfg->base. */
 int skv_config_check(const skv_config *c);
 
 /* -------------------------------------------------------------- split kernel */
@@ -348,7 +461,9 @@ int skv_bounds_even(size_t *bounds, size_t n, size_t S);
  * allowed) exactly as a decode kernel does: inside each split an online
  * softmax over blocks of `block` keys (0: the whole split is one block) in
  * cfg->compute, with P rounded to cfg->p before P.V; then o = acc / l and
- * lse = m + log(l) (log2 in base 2) in compute. The result is left in the
+ * lse = m + log(l) (log2 in base 2) in compute. The mechanisms of cfg
+ * (block order, accumulator format, formula, lanes) change these steps as
+ * skv_config documents; with all of them 0 the kernel is the one below. The result is left in the
  * compute format (skv_partials_store rounds it for storage), so one kernel
  * run serves every storage format. Scores are
  *   s_j = RN(RN(q . k_j) * RN(scale)) + RN(lse_offset)        base e
@@ -357,6 +472,22 @@ int skv_bounds_even(size_t *bounds, size_t n, size_t S);
  * acc = 0, l = 0, m = lse = -inf. */
 int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,
 		     size_t S, size_t block, double lse_offset, const skv_config *cfg);
+
+/* The split kernel over interleaved tiles (llama.cpp's CUDA vec kernel:
+ * block y of gridDim.y = S takes the 128-key tiles y, y + S, y + 2S, ...,
+ * src/ggml-cuda/fattn-vec.cuh:250-256 at ggml-org/ggml d99724f2). The keys
+ * fall in ntiles tiles [tiles[t], tiles[t+1]) (ntiles + 1 entries,
+ * nondecreasing, tiles[0] == 0, tiles[ntiles] == n), and tile t belongs to
+ * split t mod S: the layout skv_heur_splits gives with plan.tile > 0
+ * (pass its bounds and nbounds - 1 tiles). Each split runs one online
+ * softmax over its tiles in order (last to first with SKV_BLOCKS_REVERSE),
+ * in blocks of `block` keys inside each tile (0: a tile is one block). A
+ * split without tiles is empty. skv_split_kernel(bounds, S) is this with S
+ * tiles. SKV_EINVAL as skv_split_kernel, or ntiles == 0, or
+ * SKV_FORMULA_VLLM (which needs a split's keys contiguous) with a split of
+ * more than one tile. */
+int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
+			   size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg);
 
 /* Rounds o and acc to cfg->partial and lse, m, l to cfg->lse, as the kernel
  * writes them to global memory. dst may equal src. */

@@ -1,57 +1,33 @@
 /* test_merge_rules.c - the merge rules of FA3, xformers, vLLM v2 and llama.cpp CPU, bit for bit against an MPFR evaluation of each formula, the lanes order, and what each returns with empty splits. */
 #include "testutil.h"
-#include "ref_mpfr.h"
+#include "ref_ops.h"
 #include <float.h>
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define D 8
 
 /* The referee: every operation of a formula rounded once to format F by
- * MPFR (tests/ref_mpfr.h), written here from the formulas in skv.h, not
+ * MPFR (tests/ref_ops.h), written here from the formulas in skv.h, not
  * from lib/merge_systems.c. */
 static skv_format F;
-static double r_add(double a, double b) { return ref_op2(F, mpfr_add, a, b); }
-static double r_sub(double a, double b) { return ref_op2(F, mpfr_sub, a, b); }
-static double r_mul(double a, double b) { return ref_op2(F, mpfr_mul, a, b); }
-static double r_div(double a, double b) { return ref_op2(F, mpfr_div, a, b); }
-static double r_fma(double a, double b, double c) { return ref_fma(F, a, b, c); }
-static double r_exp(double a) { return ref_op1(F, mpfr_exp, a); }
-static double r_exp2(double a) { return ref_op1(F, mpfr_exp2, a); }
-static double r_log(double a) { return ref_op1(F, mpfr_log, a); }
-static double r_log2(double a) { return ref_op1(F, mpfr_log2, a); }
-
-/* The butterfly of T lanes as a halving fold: the first exchange (mask
- * T/2) leaves lane i < T/2 with a_i + a_(i + T/2), and addition commutes,
- * so lane 0 ends with fold(v) for v_i = a_i + a_(i+T/2). For T > 32 the
- * warps fold first (masks 16..1), then the warp sums (masks T/2..32). */
-static double fold(double *a, size_t n)
-{
-	for (; n > 1; n /= 2)
-		for (size_t i = 0; i < n / 2; i++)
-			a[i] = r_add(a[i], a[i + n / 2]);
-	return a[0];
-}
+static double r_add_(double a, double b) { return r_add(F, a, b); }
 
 static double lanes_sum(const double *e, size_t S, size_t T)
 {
-	double lane[1024], warp[32];
+	double lane[1024];
 	for (size_t t = 0; t < T; t++) {
 		lane[t] = 0.0;
 		for (size_t s = t; s < S; s += T)
-			lane[t] = r_add(lane[t], e[s]);
+			lane[t] = r_add_(lane[t], e[s]);
 	}
-	if (T <= 32)
-		return fold(lane, T);
-	for (size_t w = 0; w < T / 32; w++)
-		warp[w] = fold(lane + 32 * w, 32);
-	return fold(warp, T / 32);
+	return ref_butterfly(F, lane, T);
 }
 
 static double seq_sum(const double *e, size_t S)
 {
 	double a = 0.0;
 	for (size_t s = 0; s < S; s++)
-		a = r_add(a, e[s]);
+		a = r_add(F, a, e[s]);
 	return a;
 }
 
@@ -107,16 +83,16 @@ static void ref_onepass_norm(double *out, double *lse, const skv_partials *sp, i
 		M = sp->lse[s] > M ? sp->lse[s] : M;
 	double Ms = M == -INFINITY ? 0.0 : M; /* the fa3 policy's substitute */
 	for (size_t s = 0; s < sp->S; s++)
-		e[s] = r_exp(r_sub(sp->lse[s], Ms));
+		e[s] = r_exp(F, r_sub(F, sp->lse[s], Ms));
 	double sum = lanes ? lanes_sum(e, sp->S, 32) : seq_sum(e, sp->S);
-	*lse = r_add(r_log(sum), M);
-	double inv = (sum == 0.0 || sum != sum) ? 0.0 : r_div(1.0, sum);
+	*lse = r_add(F, r_log(F, sum), M);
+	double inv = (sum == 0.0 || sum != sum) ? 0.0 : r_div(F, 1.0, sum);
 	for (size_t i = 0; i < D; i++)
 		out[i] = 0.0;
 	for (size_t s = 0; s < sp->S; s++) {
-		w[s] = r_mul(e[s], inv);
+		w[s] = r_mul(F, e[s], inv);
 		for (size_t i = 0; w[s] > 0.0 && i < D; i++)
-			out[i] = r_fma(w[s], sp->o[s * D + i], out[i]);
+			out[i] = r_fma(F, w[s], sp->o[s * D + i], out[i]);
 	}
 }
 
@@ -156,15 +132,15 @@ static void ref_ratio(double *out, double *lse, const skv_partials *sp, skv_form
 		M = sp->lse[s] > M ? sp->lse[s] : M;
 	/* the difference in the LSE's fp64, then .to(float32): two roundings */
 	for (size_t s = 0; s < sp->S; s++)
-		e[s] = r_exp2(r_mul(ref_round(F, ref_op2(SKV_FP64, mpfr_sub, sp->lse[s], M)), k));
+		e[s] = r_exp2(F, r_mul(F, ref_round(F, ref_op2(SKV_FP64, mpfr_sub, sp->lse[s], M)), k));
 	double den = seq_sum(e, sp->S);
 	for (size_t i = 0; i < D; i++) {
 		num[i] = 0.0;
 		for (size_t s = 0; s < sp->S; s++)
-			num[i] = r_add(num[i], r_mul(sp->o[s * D + i], e[s]));
-		out[i] = r_div(num[i], den);
+			num[i] = r_add(F, num[i], r_mul(F, sp->o[s * D + i], e[s]));
+		out[i] = r_div(F, num[i], den);
 	}
-	*lse = ref_op2(wide, mpfr_add, M, r_div(r_log2(den), k));
+	*lse = ref_op2(wide, mpfr_add, M, r_div(F, r_log2(F, den), k));
 }
 
 static void test_ratio_vs_mpfr(void **state)
@@ -204,14 +180,14 @@ static void ref_vllm(double *out, double *lse, const skv_partials *sp)
 	for (size_t s = 0; s < sp->S; s++)
 		M = sp->m[s] > M ? sp->m[s] : M;
 	for (size_t s = 0; s < sp->S; s++)
-		r[s] = r_mul(sp->l[s], r_exp(r_sub(sp->m[s], M)));
-	double G = lanes_sum(r, sp->S, 128), inv = r_div(1.0, r_add(G, ref_round(F, 1e-6)));
+		r[s] = r_mul(F, sp->l[s], r_exp(F, r_sub(F, sp->m[s], M)));
+	double G = lanes_sum(r, sp->S, 128), inv = r_div(F, 1.0, r_add(F, G, ref_round(F, 1e-6)));
 	for (size_t i = 0; i < D; i++) {
 		out[i] = 0.0;
 		for (size_t s = 0; s < sp->S; s++)
-			out[i] = r_fma(r_mul(sp->o[s * D + i], r[s]), inv, out[i]);
+			out[i] = r_fma(F, r_mul(F, sp->o[s * D + i], r[s]), inv, out[i]);
 	}
-	*lse = r_add(M, r_log(G));
+	*lse = r_add(F, M, r_log(F, G));
 }
 
 static void test_vllm_vs_mpfr(void **state)
@@ -247,16 +223,16 @@ static void ref_running(double *out, double *lse, const skv_partials *sp)
 		if (sp->l[s] == 0.0)
 			continue;
 		double Mn = sp->m[s] > M ? sp->m[s] : M;
-		double so = r_exp(r_sub(M, Mn)), sn = r_exp(r_sub(sp->m[s], Mn));
+		double so = r_exp(F, r_sub(F, M, Mn)), sn = r_exp(F, r_sub(F, sp->m[s], Mn));
 		for (size_t i = 0; i < D; i++)
-			acc[i] = r_fma(acc[i], so, r_mul(sp->acc[s * D + i], sn));
-		S = r_fma(S, so, r_mul(sp->l[s], sn));
+			acc[i] = r_fma(F, acc[i], so, r_mul(F, sp->acc[s * D + i], sn));
+		S = r_fma(F, S, so, r_mul(F, sp->l[s], sn));
 		M = Mn;
 	}
-	double inv = S != 0.0 ? r_div(1.0, S) : 1.0;
+	double inv = S != 0.0 ? r_div(F, 1.0, S) : 1.0;
 	for (size_t i = 0; i < D; i++)
-		out[i] = S != 0.0 ? r_mul(acc[i], inv) : acc[i];
-	*lse = r_add(M, r_log(S));
+		out[i] = S != 0.0 ? r_mul(F, acc[i], inv) : acc[i];
+	*lse = r_add(F, M, r_log(F, S));
 }
 
 static void test_running_vs_mpfr(void **state)
@@ -306,13 +282,13 @@ static void test_lanes_order(void **state)
 		for (size_t s = 0; s < sp.S; s++)
 			M = sp.lse[s] > M ? sp.lse[s] : M;
 		for (size_t s = 0; s < sp.S; s++)
-			e[s] = r_exp(r_sub(sp.lse[s], M));
-		double L = r_add(r_log(lanes_sum(e, sp.S, Ts[k])), M);
+			e[s] = r_exp(F, r_sub(F, sp.lse[s], M));
+		double L = r_add(F, r_log(F, lanes_sum(e, sp.S, Ts[k])), M);
 		CHECK_BITS("lanes lse", gl, L);
 		for (size_t i = 0; i < D; i++) {
 			double o = 0.0;
 			for (size_t s = 0; s < sp.S; s++)
-				o = r_fma(r_exp(r_sub(sp.lse[s], L)), sp.o[s * D + i], o);
+				o = r_fma(F, r_exp(F, r_sub(F, sp.lse[s], L)), sp.o[s * D + i], o);
 			CHECK_BITS("lanes out (split order)", got[i], o);
 		}
 	}
