@@ -4,7 +4,7 @@
 
 skv_config skv_config_uniform(skv_format f)
 {
-	skv_config c = {f, f, f, f, f, f, f, SKV_BASE_E, SKV_BLOCKS_FORWARD, 0, SKV_FORMULA_SKV, 0, 0};
+	skv_config c = {f, f, f, f, f, f, f, SKV_BASE_E, SKV_BLOCKS_FORWARD, 0, SKV_FORMULA_SKV, 0, 0, SKV_MATH_EXACT, 0};
 	return c;
 }
 
@@ -17,7 +17,7 @@ int skv_config_check(const skv_config *c)
 		if ((unsigned)fs[i] >= SKV_NFORMATS || skv_format_is_scale(fs[i]))
 			return SKV_EINVAL; /* a scale format (e8m0, ue4m3) holds no signed value */
 	if ((unsigned)c->base >= SKV_NBASES || (unsigned)c->blocks >= SKV_NBLOCKS ||
-	    (unsigned)c->formula >= SKV_NFORMULAS)
+	    (unsigned)c->formula >= SKV_NFORMULAS || (unsigned)c->math >= SKV_NMATHS)
 		return SKV_EINVAL;
 	if (c->acc && (c->acc < 0 || c->acc > SKV_NFORMATS || skv_format_is_scale((skv_format)(c->acc - 1))))
 		return SKV_EINVAL;

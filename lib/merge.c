@@ -281,7 +281,7 @@ int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_me
 	for (size_t i = 0; i < d; i++)
 		nan[i] = NAN;
 	skv_mctx x = {sp, spec, cfg, skv_empty_row_of(spec->empty), cfg->combine, cfg->base == SKV_BASE_2,
-		      ew, ew + S, nan, perm};
+		      ew, ew + S, nan, perm, skv_mth_of(cfg)};
 	if ((st = make_perm(perm, sp, spec)) != SKV_OK || (st = rules[spec->merge].run(res, &L, &x)) != SKV_OK)
 		goto done;
 	for (size_t i = 0; i < d; i++)

@@ -2,6 +2,7 @@
 #ifndef SKV_MERGE_INTERNAL_H
 #define SKV_MERGE_INTERNAL_H
 #include "skv.h"
+#include "mathmode.h"
 
 /* What an empty-split policy (skv_empty) does, as data: one row per policy
  * (lib/merge.c holds the table), read by every merge rule in the one way
@@ -42,6 +43,7 @@ typedef struct {
 	double *w;         /* [S] second per-split factor */
 	const double *nan; /* [d] a row of NaN: what an unwritten row holds */
 	const size_t *perm; /* [S] the visiting order of the sequential orders */
+	skv_mth mt;        /* the config's math (exact or the bound model) */
 } skv_mctx;
 
 /* A reduction over the splits, in any order: a fold (init, add) and a
@@ -90,11 +92,12 @@ const double *skv_row_o(const skv_mctx *x, size_t s);
 const double *skv_row_acc(const skv_mctx *x, size_t s);
 
 /* Folds state b = (mb, db, accb[d]) into a = (*ma, *da, acca[d]), the
- * FlashInfer / SGLang online merge, every operation in format c:
+ * FlashInfer / SGLang online merge, every operation in format c (e under
+ * the math mt; NULL: correctly rounded):
  *   m = max(ma, mb), x = e(ma - m), y = e(mb - m),
  *   d = fma(da, x, db * y),  acc_i = fma(acc_i, x, accb_i * y)
  * with e = exp or exp2. With guard set, a merge whose max is -inf (two
  * empty states) leaves a as it is instead of computing -inf - -inf = NaN. */
 void skv_state_merge(double *ma, double *da, double *acca, double mb, double db, const double *accb,
-		     size_t d, skv_format c, int base2, int guard);
+		     size_t d, skv_format c, int base2, int guard, const skv_mth *mt);
 #endif

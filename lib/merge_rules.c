@@ -5,10 +5,16 @@
 #include "merge_internal.h"
 #include "fmt_inline.h"
 
-double skv_mexp(const skv_mctx *x, double t) { return x->base2 ? skv_exp2_i(x->c, t) : skv_exp_i(x->c, t); }
-double skv_mlog(const skv_mctx *x, double t) { return x->base2 ? skv_log2_i(x->c, t) : skv_log_i(x->c, t); }
+double skv_mexp(const skv_mctx *x, double t)
+{
+	return x->base2 ? skv_m_exp2(&x->mt, x->c, t) : skv_m_exp(&x->mt, x->c, t);
+}
+double skv_mlog(const skv_mctx *x, double t)
+{
+	return x->base2 ? skv_m_log2(&x->mt, x->c, t) : skv_m_log(&x->mt, x->c, t);
+}
 
-double skv_mrcp(const skv_mctx *x, double t) { return skv_div_i(x->c, 1.0, t); }
+double skv_mrcp(const skv_mctx *x, double t) { return skv_m_rcp(&x->mt, x->c, t); }
 
 void skv_mnorm(const skv_mctx *x, double *out, const double *acc, double l)
 {
@@ -18,7 +24,7 @@ void skv_mnorm(const skv_mctx *x, double *out, const double *acc, double l)
 			out[i] = skv_mul_i(x->c, acc[i], r);
 	} else {
 		for (size_t i = 0; i < x->sp->d; i++)
-			out[i] = skv_div_i(x->c, acc[i], l);
+			out[i] = skv_m_div(&x->mt, x->c, acc[i], l);
 	}
 }
 
@@ -161,7 +167,7 @@ int skv_merge_mean(double *res, double *L, const skv_mctx *x)
 		return st;
 	double n = skv_round_i(x->c, (double)x->sp->S);
 	for (size_t i = 0; i < x->sp->d; i++)
-		res[i] = skv_div_i(x->c, res[i], n);
+		res[i] = skv_m_div(&x->mt, x->c, res[i], n);
 	return SKV_OK;
 }
 
@@ -201,14 +207,14 @@ int skv_merge_flex(double *res, double *L, const skv_mctx *x)
 /* --------------------------------------------------------- pairwise */
 
 void skv_state_merge(double *ma, double *da, double *acca, double mb, double db, const double *accb,
-		     size_t d, skv_format c, int base2, int guard)
+		     size_t d, skv_format c, int base2, int guard, const skv_mth *mt)
 {
 	double m = fmax(*ma, mb);
 	if (guard && m == -INFINITY)
 		return;
 	double ta = skv_sub_i(c, *ma, m), tb = skv_sub_i(c, mb, m);
-	double x = base2 ? skv_exp2_i(c, ta) : skv_exp_i(c, ta);
-	double y = base2 ? skv_exp2_i(c, tb) : skv_exp_i(c, tb);
+	double x = base2 ? skv_m_exp2(mt, c, ta) : skv_m_exp(mt, c, ta);
+	double y = base2 ? skv_m_exp2(mt, c, tb) : skv_m_exp(mt, c, tb);
 	*da = skv_fma_i(c, *da, x, skv_mul_i(c, db, y));
 	for (size_t i = 0; i < d; i++)
 		acca[i] = skv_fma_i(c, acca[i], x, skv_mul_i(c, accb[i], y));
@@ -232,12 +238,13 @@ static void st_add(const skv_mctx *x, double *a, size_t s)
 	int g = x->em->guard;
 	if (g && x->sp->lse[s] == -INFINITY)
 		return;
-	skv_state_merge(&a[0], &a[1], a + 2, x->sp->lse[s], 1.0, skv_row_o(x, s), x->sp->d, x->c, x->base2, g);
+	skv_state_merge(&a[0], &a[1], a + 2, x->sp->lse[s], 1.0, skv_row_o(x, s), x->sp->d, x->c, x->base2, g,
+			&x->mt);
 }
 
 static void st_combine(const skv_mctx *x, double *a, const double *b)
 {
-	skv_state_merge(&a[0], &a[1], a + 2, b[0], b[1], b + 2, x->sp->d, x->c, x->base2, x->em->guard);
+	skv_state_merge(&a[0], &a[1], a + 2, b[0], b[1], b + 2, x->sp->d, x->c, x->base2, x->em->guard, &x->mt);
 }
 
 /* FlashInfer: each thread normalizes its state and writes (o, lse) to shared

@@ -123,7 +123,7 @@ int skv_merge_ratio(double *res, double *L, const skv_mctx *x)
 	}
 	for (size_t s = 0; s < sp->S; s++) {
 		double t = skv_sub_i(c, sp->lse[s], M);
-		x->e[s] = e2 ? skv_exp2_i(c, skv_mul_i(c, t, k)) : skv_mexp(x, t);
+		x->e[s] = e2 ? skv_m_exp2(&x->mt, c, skv_mul_i(c, t, k)) : skv_mexp(x, t);
 	}
 	double *a = malloc((sp->d + 1) * sizeof *a);
 	if (!a)
@@ -132,7 +132,7 @@ int skv_merge_ratio(double *res, double *L, const skv_mctx *x)
 	int st = skv_reduce(a, &r, x);
 	if (st == SKV_OK) {
 		skv_mnorm(x, res, a + 1, a[0]);
-		double t = e2 ? skv_div_i(c, skv_log2_i(c, a[0]), k) : skv_mlog(x, a[0]);
+		double t = e2 ? skv_m_div(&x->mt, c, skv_m_log2(&x->mt, c, a[0]), k) : skv_mlog(x, a[0]);
 		*L = skv_add_i(wider(x), M, t);
 	}
 	free(a);
@@ -193,12 +193,12 @@ static void run_add(const skv_mctx *x, double *a, size_t s)
 	if (g && x->sp->l[s] == 0.0) /* if (S_chunk == 0.0f) continue; */
 		return;
 	skv_state_merge(&a[0], &a[1], a + 2, x->sp->m[s], x->sp->l[s], skv_row_acc(x, s), x->sp->d, x->c, x->base2,
-			g);
+			g, &x->mt);
 }
 
 static void run_combine(const skv_mctx *x, double *a, const double *b)
 {
-	skv_state_merge(&a[0], &a[1], a + 2, b[0], b[1], b + 2, x->sp->d, x->c, x->base2, x->em->guard);
+	skv_state_merge(&a[0], &a[1], a + 2, b[0], b[1], b + 2, x->sp->d, x->c, x->base2, x->em->guard, &x->mt);
 }
 
 int skv_merge_running(double *res, double *L, const skv_mctx *x)

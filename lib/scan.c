@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "scan.h"
-#include "fmt_inline.h"
+#include "mathmode.h"
 
 #define SKV_LOG2E 1.4426950408889634074 /* RN64(log2 e) */
 #define SKV_LN2 0.69314718055994530942  /* RN64(ln 2) */
@@ -41,12 +41,33 @@ int skv_formula_parse(skv_formula *f, const char *name)
 	return SKV_EINVAL;
 }
 
-/* e and log in the split's arithmetic: exp2/log2 unless the base is e */
+/* e in the split's arithmetic (exp2 unless the base is e), the
+ * reciprocal, division and logs, in compute under the config's math */
 static double k_exp(const skv_config *cfg, double t)
 {
-	return cfg->base != SKV_BASE_E ? skv_exp2_i(cfg->compute, t) : skv_exp_i(cfg->compute, t);
+	skv_mth m = skv_mth_of(cfg);
+	return cfg->base != SKV_BASE_E ? skv_m_exp2(&m, cfg->compute, t) : skv_m_exp(&m, cfg->compute, t);
 }
-static double k_rcp(const skv_config *cfg, double t) { return skv_div_i(cfg->compute, 1.0, t); }
+static double k_rcp(const skv_config *cfg, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_rcp(&m, cfg->compute, t);
+}
+static double k_div(const skv_config *cfg, skv_format f, double a, double b)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_div(&m, f, a, b);
+}
+static double k_log(const skv_config *cfg, skv_format f, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_log(&m, f, t);
+}
+static double k_log2(const skv_config *cfg, skv_format f, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_log2(&m, f, t);
+}
 
 void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, const skv_config *cfg)
 {
@@ -273,21 +294,21 @@ static double split_lse(double m, double ms, double l, const skv_scan_consts *sc
 	const skv_format c = cfg->compute, lf = cfg->lse;
 	switch (formulas[cfg->formula].lse) {
 	case SKV_L_FA2:
-		return skv_fma_i(c, m, sc->rscale, skv_log_i(c, l));
+		return skv_fma_i(c, m, sc->rscale, k_log(cfg, c, l));
 	case SKV_L_FA3:
-		return skv_fma_i(c, m, skv_mul_i(c, sc->scale, skv_round_i(c, SKV_LN2)), skv_log_i(c, l));
+		return skv_fma_i(c, m, skv_mul_i(c, sc->scale, skv_round_i(c, SKV_LN2)), k_log(cfg, c, l));
 	case SKV_L_TL:
-		return skv_fma_i(c, m, sc->scale, skv_log2_i(c, l));
+		return skv_fma_i(c, m, sc->scale, k_log2(cfg, c, l));
 	case SKV_L_XF: /* in the LSE's own format, from the compute-format m and l */
-		return skv_div_i(lf, skv_add_i(lf, skv_log2_i(lf, l), m), skv_round_i(c, LIT_LOG2E));
+		return k_div(cfg, lf, skv_add_i(lf, k_log2(cfg, lf, l), m), skv_round_i(c, LIT_LOG2E));
 	default:
 		break;
 	}
 	if (cfg->base == SKV_BASE_E2)
 		/* FlashAttention: lse = row_max * softmax_scale + log(row_sum), one
 		 * fused multiply-add; here m is in log2 units, so the factor is ln 2 */
-		return skv_fma_i(c, ms, skv_round_i(c, SKV_LN2), skv_log_i(c, l));
-	return skv_add_i(c, ms, cfg->base == SKV_BASE_2 ? skv_log2_i(c, l) : skv_log_i(c, l));
+		return skv_fma_i(c, ms, skv_round_i(c, SKV_LN2), k_log(cfg, c, l));
+	return skv_add_i(c, ms, cfg->base == SKV_BASE_2 ? k_log2(cfg, c, l) : k_log(cfg, c, l));
 }
 
 void skv_scan_finish(double *out, double *lse, double *m_out, double *l_out, const skv_scan_state *st,
@@ -309,6 +330,6 @@ void skv_scan_finish(double *out, double *lse, double *m_out, double *l_out, con
 	}
 	double r = f->rcp ? k_rcp(cfg, l) : 0.0;
 	for (size_t i = 0; i < d; i++)
-		out[i] = f->pnorm ? st->acc[i] : f->rcp ? skv_mul_i(c, st->acc[i], r) : skv_div_i(c, st->acc[i], l);
+		out[i] = f->pnorm ? st->acc[i] : f->rcp ? skv_mul_i(c, st->acc[i], r) : k_div(cfg, c, st->acc[i], l);
 	*lse = split_lse(st->m, ms, l, sc, cfg);
 }

@@ -379,6 +379,78 @@ typedef enum {
 } skv_formula;
 #define SKV_NFORMULAS 9
 
+/* Approximate GPU math: a bound model, NOT the hardware's bits.
+ *
+ * Every GPU kernel modelled here but TileLang's is built with fast math or
+ * calls the approximate instructions directly, whose results are not
+ * correctly rounded and whose exact bits NVIDIA does not document. A math
+ * mode other than exact replaces each fp32 exp, exp2, log, log2, division
+ * and reciprocal of the kernel and the merge by the correctly rounded
+ * result r moved by n representable fp32 values, n drawn uniformly from the
+ * n the instruction's documented maximum error allows (measured from r, as
+ * the CUDA Programming Guide measures its ulp errors), deterministically
+ * from (math_seed, the operation, its argument bits): the same inputs give
+ * the same result on every machine, thread count and call order, and
+ * different seeds give different admissible results, so a sweep over seeds
+ * shows how far the approximations can move an output. It does not
+ * reproduce any particular GPU. Operations in other formats stay correctly
+ * rounded (the instructions are .f32). The bounds (CUDA C++ Programming
+ * Guide, legacy edition for CUDA 13, chapter 17, tables 17 and 21; PTX ISA
+ * 9.1, sections 9.7.3.8, 9.7.3.13, 9.7.3.20, 9.7.3.21):
+ *   SKV_MATH_FAST (nvcc --use_fast_math; FlashInfer's and Triton's direct
+ *   use of ex2.approx.ftz, lg2.approx.ftz, rcp.approx.ftz, div.full):
+ *     exp   __expf: 2 + floor(|1.173 a|) ulp
+ *     exp2  ex2.approx.ftz.f32: 2 ulp over the full range
+ *     log   __logf: 2^-21.41 absolute for a in [0.5, 2], else 3 ulp
+ *     log2  lg2.approx.ftz.f32: 2^-22 absolute for a in (0.5, 2), else
+ *           2^-22 relative
+ *     div   div.full.f32 and __fdividef: 2 ulp
+ *     rcp   rcp.approx.ftz.f32: 1 ulp
+ *   and flush to zero: a subnormal argument reads as a signed zero and a
+ *   subnormal result becomes a signed zero (the .ftz instructions; nvcc's
+ *   --use_fast_math implies -ftz=true, whose effect on the additions and
+ *   multiplications is not modelled).
+ *   SKV_MATH_CUDA (the CUDA math library without fast math: TileLang's
+ *   default, tilelang/cuda/backend.py): expf and exp2f 2 ulp, logf and
+ *   log2f 1 ulp, IEEE division and reciprocal (0 ulp), no flushing.
+ * The special values of the PTX tables stay exact (NaN; exp2(-inf) = +0,
+ * exp2(+-0) = 1, exp2(+inf) = +inf; log2(+-0) = -inf, log2(+inf) = +inf,
+ * log2 of a negative is NaN; 1/+-0 = +-inf, 1/+-inf = +-0), and so does any
+ * r that is 0, infinite or NaN; a finite r never moves to infinity. */
+typedef enum {
+	SKV_MATH_EXACT = 0, /* correctly rounded, skv's arithmetic */
+	SKV_MATH_FAST = 1,
+	SKV_MATH_CUDA = 2
+} skv_math;
+#define SKV_NMATHS 3
+
+typedef enum {
+	SKV_MOP_EXP = 0,
+	SKV_MOP_EXP2 = 1,
+	SKV_MOP_LOG = 2,
+	SKV_MOP_LOG2 = 3,
+	SKV_MOP_DIV = 4, /* a / b */
+	SKV_MOP_RCP = 5  /* 1 / a */
+} skv_math_op;
+#define SKV_NMOPS 6
+
+/* "exact", "fast", "cuda"; NULL for an unknown value. */
+const char *skv_math_name(skv_math m);
+/* Parses those names. SKV_EINVAL for anything else (m untouched). */
+int skv_math_parse(skv_math *m, const char *name);
+
+/* *y = op(a[, b]) in format f under mode m and seed, as the kernels and
+ * merges compute it (b is read by SKV_MOP_DIV only). SKV_EINVAL for a bad
+ * mode, op or format (nothing written). */
+int skv_math_apply(double *y, skv_math m, skv_math_op op, skv_format f, double a, double b, uint64_t seed);
+
+/* The documented bound of op at (a, b) in mode m for fp32 (see above):
+ * *ulps, the bound in fp32 ulps (0 when it is absolute or relative), and
+ * *abs_err, the bound as an absolute error (0 when it is in ulps; a
+ * relative bound is given as |r| times it). Exact mode and other formats:
+ * both 0. SKV_EINVAL for a bad mode, op or format. */
+int skv_math_bound(double *ulps, double *abs_err, skv_math m, skv_math_op op, skv_format f, double a, double b);
+
 /* The P.V accumulator's format in skv_config.acc: 0 keeps it in compute
  * (every system but llama.cpp CPU); SKV_ACC(f) holds it in format f, every
  * update computed in compute and rounded to f (llama.cpp CPU with f16 V:
@@ -413,6 +485,8 @@ typedef struct {
 	 * softmax.h:46-60, 167); vLLM: 128 lanes of 1 key (exp_sum per thread,
 	 * then block_sum). */
 	unsigned lanes, lane_keys; /* lane_keys 0 means 1 */
+	skv_math math;      /* exact, or an approximate-math bound model (above) */
+	uint64_t math_seed; /* its seed */
 } skv_config;
 
 /* "forward", "reverse"; "skv", "fa2", "fa3", "tilelang", "flex",
