@@ -248,14 +248,16 @@ static void st_combine(const skv_mctx *x, double *a, const double *b)
 }
 
 /* FlashInfer: each thread normalizes its state and writes (o, lse) to shared
- * memory, o in the smem type, before thread 0 merges them again. */
+ * memory, o in the smem type DTypeIn, which is the type of the partials V
+ * the merge reads (cascade.cuh:129-131, 386 at flashinfer-ai/flashinfer
+ * fb28d7242b35), before the states are merged again. */
 static void st_seal(const skv_mctx *x, double *a)
 {
 	if (x->em->guard && a[0] == -INFINITY)
 		return;
 	skv_mnorm(x, a + 2, a + 2, a[1]);
 	for (size_t i = 0; x->spec->round_states && i < x->sp->d; i++)
-		a[2 + i] = skv_round_i(x->cfg->input, a[2 + i]);
+		a[2 + i] = skv_round_i(x->cfg->partial, a[2 + i]);
 	a[0] = skv_add_i(x->c, a[0], skv_mlog(x, a[1]));
 	a[1] = 1.0;
 }

@@ -25,6 +25,7 @@ static const skv_formula_row formulas[SKV_NFORMULAS] = {
 	[SKV_FORMULA_VLLM] = {"vllm", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 0, 0, 1, 0, SKV_L_SKV},
 	[SKV_FORMULA_FLASHINFER] = {"flashinfer", SKV_BASE_2, SKV_K_F32, 0, 0, 0, 0, 0, 0, 1, SKV_L_SKV},
 	[SKV_FORMULA_QSCALE] = {"qscale", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 1, 0, 0, 0, SKV_L_SKV},
+	[SKV_FORMULA_TRITON] = {"triton", -1, SKV_K_SKV, 0, 0, 0, 0, 1, 0, 0, SKV_L_SKV},
 };
 
 const skv_formula_row *skv_formula_row_of(skv_formula f) { return &formulas[f]; }

@@ -359,6 +359,14 @@ typedef enum {
  *              contiguous splits only.
  *   flashinfer c = RN(RN(scale) RN(log2 e)) (variants.cuh: sm_scale * math::log2e),
  *              o = RN(acc RN(1/l)) (the decode's o * rcp(d)). Base 2.
+ *   triton     skv's scores, with each block's exp-sum formed first and
+ *              folded as l = fma(l, alpha, sum of the block's p): Triton's
+ *              `e_sum = e_sum * re_scale + tl.sum(p, 0)` (SGLang's
+ *              decode_attention.py _fwd_kernel_stage1 and
+ *              _fwd_grouped_kernel_stage1 at sgl-project/sglang 03cd2ec4) and
+ *              `L = L * alpha + l_j` (vLLM's kernel_unified_attention_3d,
+ *              triton_unified_attention.py at 001ceb3e); the fusion is
+ *              Triton's (inferred). Any base.
  *   qscale     q pre-scaled, q'_i = RN(q_i RN(scale)), s = RN(q'.k) +
  *              RN(offset), as llama.cpp's CUDA vec kernel scales Q_reg
  *              (src/ggml-cuda/fattn-vec.cuh:240-245 at ggml-org/ggml d99724f2).
@@ -375,9 +383,10 @@ typedef enum {
 	SKV_FORMULA_XFORMERS = 5,
 	SKV_FORMULA_VLLM = 6,
 	SKV_FORMULA_FLASHINFER = 7,
-	SKV_FORMULA_QSCALE = 8
+	SKV_FORMULA_QSCALE = 8,
+	SKV_FORMULA_TRITON = 9
 } skv_formula;
-#define SKV_NFORMULAS 9
+#define SKV_NFORMULAS 10
 
 /* Approximate GPU math: a bound model, NOT the hardware's bits.
  *
@@ -490,7 +499,8 @@ typedef struct {
 } skv_config;
 
 /* "forward", "reverse"; "skv", "fa2", "fa3", "tilelang", "flex",
- * "xformers", "vllm", "flashinfer", "qscale"; NULL for an unknown value. */
+ * "xformers", "vllm", "flashinfer", "qscale", "triton"; NULL for an unknown
+ * value. */
 const char *skv_blocks_name(skv_blocks b);
 const char *skv_formula_name(skv_formula f);
 /* Parse those names. SKV_EINVAL for anything else (the output untouched). */
@@ -694,7 +704,9 @@ typedef struct {
 	 * --merge-threads and CSV column use, kept so they stay in step. */
 	unsigned threads;
 	skv_empty empty;
-	int round_states;  /* round intermediate states to cfg->input (FlashInfer smem) */
+	int round_states;  /* round each strided subset's sealed output to cfg->partial,
+	                    * the type of FlashInfer's shared memory (cascade.cuh:129-131,
+	                    * DTypeIn* v_smem is the partials' type) */
 	skv_norm norm;     /* the final normalisation (0, SKV_NORM_DIV: as before) */
 } skv_merge_spec;
 
@@ -723,32 +735,107 @@ int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_me
 /* ----------------------------------------------------------------- presets */
 
 /* The precision profile of a production decode kernel: every stage format,
- * the LSE base, the merge with its order and its empty-split behaviour.
- * Stages marked as following the input (P fed to P.V, the output, and
- * for FlashInfer the partials) are derived from the input format, so
- * `fa2` with input fp16 is FlashAttention 2 on fp16 tensors. */
+ * the LSE base, the kernel's mechanisms and math mode, the merge with its
+ * order and its empty-split behaviour, the system whose split-count
+ * heuristic (skv_heur_*) chooses its splits, and the source behind every
+ * field. Stages marked as following the input (P fed to P.V, the output,
+ * and for some systems the partials) are derived from the input format, so
+ * `fa2` with input fp16 is FlashAttention 2 on fp16 tensors. lib/preset.c
+ * holds the profiles, lib/preset_sources.c their sources (repository,
+ * commit, file:line, read or inferred or assumed, for each field). */
+
+/* The fields a preset sets, for skv_preset_source. */
+typedef enum {
+	SKV_PF_INPUT = 0,
+	SKV_PF_COMPUTE,
+	SKV_PF_P,
+	SKV_PF_PARTIAL,
+	SKV_PF_LSE,
+	SKV_PF_COMBINE,
+	SKV_PF_OUTPUT,
+	SKV_PF_BASE,
+	SKV_PF_BLOCKS,
+	SKV_PF_ACC,
+	SKV_PF_FORMULA,
+	SKV_PF_LANES,   /* lanes and lane_keys */
+	SKV_PF_MATH,
+	SKV_PF_MERGE,
+	SKV_PF_ORDER,
+	SKV_PF_THREADS,
+	SKV_PF_EMPTY,
+	SKV_PF_ROUND_STATES,
+	SKV_PF_NORM,
+	SKV_PF_SYSTEM   /* the split-count heuristic */
+} skv_preset_field;
+#define SKV_NPFIELDS 20
+
+/* How a field's value was established. */
+typedef enum {
+	SKV_SRC_READ = 0,     /* read in the cited code at the cited commit */
+	SKV_SRC_INFERRED = 1, /* follows from the cited code and a rule not read
+	                       * line by line there (a compiler's contraction, a
+	                       * language's type promotion, a layout) */
+	SKV_SRC_ASSUMED = 2,  /* not settled by the source; skv's choice, said why */
+	SKV_SRC_DEFINED = 3   /* the field's meaning is skv's own (a control) */
+} skv_src_status;
+#define SKV_NSRCS 4
+
+typedef struct {
+	const char *repo;   /* "owner/name"; "skv" for skv's own definitions */
+	const char *commit; /* the commit read (12 hex digits), "" for skv */
+	const char *where;  /* file:line or function */
+	skv_src_status status;
+	const char *note;   /* one line: what the code does, or why assumed */
+} skv_source;
+
 typedef struct {
 	const char *name;
 	const char *description; /* one line, with the assumptions made */
 	skv_config cfg;          /* with the default input format */
 	skv_merge_spec merge;
 	unsigned follows;        /* SKV_FOLLOW_* bits */
+	int system;              /* the skv_heur_system of its split count, or -1 */
+	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field */
 } skv_preset;
 
 #define SKV_FOLLOW_P 1u       /* p = input */
 #define SKV_FOLLOW_OUTPUT 2u  /* output = input */
 #define SKV_FOLLOW_PARTIAL 4u /* partial = output */
+#define SKV_FOLLOW_THREADS 8u /* threads = FlashInfer's bdy for the head_dim
+                               * and the partial's width (skv_flashinfer_merge_layout) */
 
-#define SKV_NPRESETS 9 /* skv_preset_count(), as a constant for tables */
+#define SKV_NPRESETS 15 /* skv_preset_count(), as a constant for tables */
 size_t skv_preset_count(void);
 /* The i-th preset (NULL past the end), in a fixed order. */
 const skv_preset *skv_preset_at(size_t i);
 /* By name; NULL if unknown. */
 const skv_preset *skv_preset_find(const char *name);
-/* The configuration and merge of preset p on tensors stored in `input`:
- * the preset's formats with the stages that follow the input derived from
- * it. SKV_EINVAL for NULL or a bad format. */
+/* The whole preset on tensors stored in `input` for head dimension
+ * head_dim: every field, with the stages that follow the input derived from
+ * it, and with SKV_FOLLOW_THREADS the strided subsets FlashInfer's merge
+ * uses for head_dim (64, 128, 256, 512) and the partial format's width (2
+ * bytes for 16-bit and narrower formats, 4 otherwise: FlashInfer has no
+ * wider partial). SKV_EINVAL for NULL, a bad format, or a head_dim
+ * FlashInfer's merge does not dispatch when the preset follows it. */
+int skv_preset_resolve_full(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input,
+			    unsigned head_dim);
+/* The part of preset p that the program's parameters carry today: the
+ * stage formats and base (the input's followers derived), and the merge
+ * rule, order, threads (the preset's own), empty policy and state rounding;
+ * every kernel mechanism, the math mode and the normalisation at 0 (skv's
+ * kernel, as skv_config_uniform gives them), so a program that maps only
+ * those fields gives the same bits as before they existed. The program
+ * takes the rest through skv_preset_resolve_full once it carries them.
+ * SKV_EINVAL for NULL or a bad format. */
 int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input);
+/* The source of field f of preset p; NULL for NULL p or a bad field. */
+const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f);
+/* "input", "compute", "p", "partial", "lse", "combine", "output", "base",
+ * "blocks", "acc", "formula", "lanes", "math", "merge", "order", "threads",
+ * "empty", "round-states", "norm", "system"; NULL for a bad field. */
+const char *skv_preset_field_name(skv_preset_field f);
+/* "read", "inferred", "assumed", "defined"; NULL for a bad value. */
+const char *skv_src_status_name(skv_src_status s);
 
 /* ------------------------------------------------ online softmax attention */
 

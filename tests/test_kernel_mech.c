@@ -28,6 +28,8 @@ static const ref_formula RF[] = {
 	{SKV_FORMULA_VLLM, SKV_BASE_E, 0, 0, 0, 0, 0, 1, 0, 's', 's'},
 	{SKV_FORMULA_FLASHINFER, SKV_BASE_2, 0, 0, 0, 0, 0, 0, 1, 'F', 's'},
 	{SKV_FORMULA_QSCALE, SKV_BASE_E, 0, 0, 0, 1, 0, 0, 0, 's', 's'},
+	{SKV_FORMULA_TRITON, SKV_BASE_E, 0, 0, 0, 0, 1, 0, 0, 's', 's'},
+	{SKV_FORMULA_TRITON, SKV_BASE_E2, 0, 0, 0, 0, 1, 0, 0, 's', 's'},
 };
 
 /* The referee's state and constants for one split. */
