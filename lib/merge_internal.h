@@ -58,6 +58,18 @@ typedef struct {
 	void (*seal)(const skv_mctx *x, double *a);
 } skv_reducer;
 
+/* The reducers' common pieces (lib/merge_rules.c): zero one value, d
+ * values or d + 1 values; add e_s to a scalar sum; combine two scalar sums,
+ * two d-vectors or two (d + 1)-vectors by addition, all in the combine
+ * format. */
+void skv_r_zero(const skv_mctx *x, double *a);
+void skv_r_vzero(const skv_mctx *x, double *a);
+void skv_r_v1zero(const skv_mctx *x, double *a);
+void skv_r_esum(const skv_mctx *x, double *a, size_t s);
+void skv_r_ssum(const skv_mctx *x, double *a, const double *b);
+void skv_r_vsum(const skv_mctx *x, double *a, const double *b);
+void skv_r_v1sum(const skv_mctx *x, double *a, const double *b);
+
 /* Runs r over the splits in the spec's order into res[width].
  * SKV_ENOMEM. */
 int skv_reduce(double *res, const skv_reducer *r, const skv_mctx *x);

@@ -44,25 +44,23 @@ const double *skv_row_acc(const skv_mctx *x, size_t s)
 
 /* ----------------------------------------------------------- reducers */
 
-static void zero_init(const skv_mctx *x, double *a)
+void skv_r_zero(const skv_mctx *x, double *a)
 {
 	(void)x;
 	a[0] = 0.0;
 }
-static void vzero_init(const skv_mctx *x, double *a) { memset(a, 0, x->sp->d * sizeof *a); }
-static void v1zero_init(const skv_mctx *x, double *a) { memset(a, 0, (x->sp->d + 1) * sizeof *a); }
+void skv_r_vzero(const skv_mctx *x, double *a) { memset(a, 0, x->sp->d * sizeof *a); }
+void skv_r_v1zero(const skv_mctx *x, double *a) { memset(a, 0, (x->sp->d + 1) * sizeof *a); }
+void skv_r_esum(const skv_mctx *x, double *a, size_t s) { a[0] = skv_add_i(x->c, a[0], x->e[s]); }
+void skv_r_ssum(const skv_mctx *x, double *a, const double *b) { a[0] = skv_add_i(x->c, a[0], b[0]); }
 
-/* scalar sum of e_s (the one-pass LSE) */
-static void esum_add(const skv_mctx *x, double *a, size_t s) { a[0] = skv_add_i(x->c, a[0], x->e[s]); }
-static void ssum_combine(const skv_mctx *x, double *a, const double *b) { a[0] = skv_add_i(x->c, a[0], b[0]); }
-
-/* vector sums of d (and d + 1) values: subresults combine by addition */
-static void vsum_combine(const skv_mctx *x, double *a, const double *b)
+void skv_r_vsum(const skv_mctx *x, double *a, const double *b)
 {
 	for (size_t i = 0; i < x->sp->d; i++)
 		a[i] = skv_add_i(x->c, a[i], b[i]);
 }
-static void v1sum_combine(const skv_mctx *x, double *a, const double *b)
+
+void skv_r_v1sum(const skv_mctx *x, double *a, const double *b)
 {
 	for (size_t i = 0; i <= x->sp->d; i++)
 		a[i] = skv_add_i(x->c, a[i], b[i]);
@@ -121,7 +119,7 @@ static int onepass_lse(double *L, int *all_empty, const skv_mctx *x)
 		M = x->em->max_sub;
 	for (size_t s = 0; s < sp->S; s++)
 		x->e[s] = skv_mexp(x, skv_sub_i(x->c, sp->lse[s], M));
-	skv_reducer r = {1, zero_init, esum_add, ssum_combine, NULL};
+	skv_reducer r = {1, skv_r_zero, skv_r_esum, skv_r_ssum, NULL};
 	double sum;
 	int st = skv_reduce(&sum, &r, x);
 	if (st != SKV_OK)
@@ -145,7 +143,7 @@ int skv_merge_onepass(double *res, double *L, const skv_mctx *x)
 	}
 	for (size_t s = 0; s < x->sp->S; s++)
 		x->w[s] = skv_mexp(x, skv_sub_i(x->c, x->sp->lse[s], *L));
-	skv_reducer r = {x->sp->d, vzero_init, wsum_add, vsum_combine, NULL};
+	skv_reducer r = {x->sp->d, skv_r_vzero, wsum_add, skv_r_vsum, NULL};
 	return skv_reduce(res, &r, x);
 }
 
@@ -156,7 +154,7 @@ int skv_merge_sum(double *res, double *L, const skv_mctx *x)
 	int all_empty, st = onepass_lse(L, &all_empty, x);
 	if (st != SKV_OK)
 		return st;
-	skv_reducer r = {x->sp->d, vzero_init, rsum_add, vsum_combine, NULL};
+	skv_reducer r = {x->sp->d, skv_r_vzero, rsum_add, skv_r_vsum, NULL};
 	return skv_reduce(res, &r, x);
 }
 
@@ -194,7 +192,7 @@ int skv_merge_flex(double *res, double *L, const skv_mctx *x)
 	double *acc = malloc((d + 1) * sizeof *acc);
 	if (!acc)
 		return SKV_ENOMEM;
-	skv_reducer r = {d + 1, v1zero_init, flex_add, v1sum_combine, NULL};
+	skv_reducer r = {d + 1, skv_r_v1zero, flex_add, skv_r_v1sum, NULL};
 	int st = skv_reduce(acc, &r, x);
 	if (st == SKV_OK) {
 		skv_mnorm(x, res, acc + 1, acc[0]);

@@ -10,30 +10,10 @@
  * (splitk_kernels.py:987, :1018). */
 #define XF_LOG2E 1.44269504
 
-static void zero1(const skv_mctx *x, double *a)
-{
-	(void)x;
-	a[0] = 0.0;
-}
-static void esum_add(const skv_mctx *x, double *a, size_t s) { a[0] = skv_add_i(x->c, a[0], x->e[s]); }
-static void ssum_combine(const skv_mctx *x, double *a, const double *b) { a[0] = skv_add_i(x->c, a[0], b[0]); }
-static void vzero(const skv_mctx *x, double *a) { memset(a, 0, x->sp->d * sizeof *a); }
-static void v1zero(const skv_mctx *x, double *a) { memset(a, 0, (x->sp->d + 1) * sizeof *a); }
-static void vsum(const skv_mctx *x, double *a, const double *b)
-{
-	for (size_t i = 0; i < x->sp->d; i++)
-		a[i] = skv_add_i(x->c, a[i], b[i]);
-}
-static void v1sum(const skv_mctx *x, double *a, const double *b)
-{
-	for (size_t i = 0; i <= x->sp->d; i++)
-		a[i] = skv_add_i(x->c, a[i], b[i]);
-}
-
 /* The sum of e_s over the splits in the spec's order. */
 static int esum(double *sum, const skv_mctx *x)
 {
-	skv_reducer r = {1, zero1, esum_add, ssum_combine, NULL};
+	skv_reducer r = {1, skv_r_zero, skv_r_esum, skv_r_ssum, NULL};
 	return skv_reduce(sum, &r, x);
 }
 
@@ -87,7 +67,7 @@ int skv_merge_onepass_norm(double *res, double *L, const skv_mctx *x)
 	double inv = sum == 0.0 || isnan(sum) ? 0.0 : skv_mrcp(x, sum);
 	for (size_t s = 0; s < sp->S; s++)
 		x->w[s] = skv_mul_i(x->c, x->e[s], inv);
-	skv_reducer r = {sp->d, vzero, fa3_add, vsum, NULL};
+	skv_reducer r = {sp->d, skv_r_vzero, fa3_add, skv_r_vsum, NULL};
 	return skv_reduce(res, &r, x);
 }
 
@@ -128,7 +108,7 @@ int skv_merge_ratio(double *res, double *L, const skv_mctx *x)
 	double *a = malloc((sp->d + 1) * sizeof *a);
 	if (!a)
 		return SKV_ENOMEM;
-	skv_reducer r = {sp->d + 1, v1zero, ratio_add, v1sum, NULL};
+	skv_reducer r = {sp->d + 1, skv_r_v1zero, ratio_add, skv_r_v1sum, NULL};
 	int st = skv_reduce(a, &r, x);
 	if (st == SKV_OK) {
 		skv_mnorm(x, res, a + 1, a[0]);
@@ -171,7 +151,7 @@ int skv_merge_vllm(double *res, double *L, const skv_mctx *x)
 	if (st != SKV_OK)
 		return st;
 	x->w[0] = skv_mrcp(x, skv_add_i(c, G, skv_round_i(c, 1e-6))); /* __fdividef(1.0f, G + 1e-6f) */
-	skv_reducer r = {sp->d, vzero, vllm_add, vsum, NULL};
+	skv_reducer r = {sp->d, skv_r_vzero, vllm_add, skv_r_vsum, NULL};
 	st = skv_reduce(res, &r, x);
 	*L = skv_add_i(c, M, skv_mlog(x, G));
 	return st;
