@@ -488,11 +488,13 @@ typedef struct {
 	 * sequential sum; else a power of two up to 1024): key j of a range
 	 * starting at lo goes to lane ((j - lo) / lane_keys) mod lanes, each
 	 * lane keeps its own sum (rescaled by every alpha) and the split ends
-	 * with the butterfly of SKV_ORDER_LANES. FA2 and FA3: 4 lanes of 2
-	 * keys (the quad of an MMA row: each thread holds columns 2t, 2t + 1 of
-	 * every 8, summed in thread_reduce_ and quad_allreduce_ at the end,
-	 * softmax.h:46-60, 167); vLLM: 128 lanes of 1 key (exp_sum per thread,
-	 * then block_sum). */
+	 * with the butterfly of SKV_ORDER_LANES; formulas that sum each block
+	 * first (tilelang, flex, xformers, triton) ignore the lanes. FA2 and
+	 * FA3: 4 lanes of 2 keys (each thread of a row's quad sums its columns
+	 * in thread_reduce_, quad_allreduce_ adds them at the end, softmax.h:
+	 * 46-60, 167; that thread t holds columns 2t, 2t + 1 of every 8 is
+	 * inferred from the mma.sync C-fragment layout); vLLM: 128 lanes of 1
+	 * key (exp_sum per thread, then block_sum, attention_kernels.cuh). */
 	unsigned lanes, lane_keys; /* lane_keys 0 means 1 */
 	skv_math math;      /* exact, or an approximate-math bound model (above) */
 	uint64_t math_seed; /* its seed */
