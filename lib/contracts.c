@@ -131,7 +131,7 @@ int skv_merge_states(double *merged_max, double *merged_sum, double *merged_out,
 	memcpy(a, acc, D * sizeof *a);
 	double m = max[0], l = sum[0];
 	/* A block without keys has max -inf: weigh it 0, as exp(-inf) does. */
-	skv_state_merge(&m, &l, a, max[1], sum[1], acc + D, D, SKV_FP64, 0, 1);
+	skv_state_merge(&m, &l, a, max[1], sum[1], acc + D, D, SKV_FP64, 0, 1, NULL);
 	if (m == -INFINITY || l == 0.0) {
 		/* no mass at all: the empty state, never 0/0 */
 		*merged_max = m == -INFINITY ? -INFINITY : m;

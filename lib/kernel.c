@@ -56,42 +56,70 @@ static int bounds_ok(const size_t *bounds, size_t S, size_t n)
 	return 1;
 }
 
+/* The score buffer a split needs: one block, or the longest tile when
+ * blocks are longer (any block size up to SIZE_MAX allocates only what is
+ * used); the longest tile has at most n keys, and n * d doubles already
+ * exist as K. A pnorm formula scores a whole split at once. */
+static size_t zbuf_len(const size_t *tiles, size_t ntiles, size_t block)
+{
+	size_t longest = 0;
+	for (size_t t = 0; t < ntiles; t++)
+		if (tiles[t + 1] - tiles[t] > longest)
+			longest = tiles[t + 1] - tiles[t];
+	size_t z = block == 0 || block > longest ? longest : block;
+	return z ? z : 1;
+}
+
+static int kernel_args_ok(const skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
+			  size_t ntiles, size_t S, double lse_offset, const skv_config *cfg)
+{
+	return out && p && tiles && p->q && p->k && p->v && S > 0 && ntiles > 0 && row < p->nq && p->d > 0 &&
+	       p->n <= SIZE_MAX / p->d / sizeof(double) && p->nq <= SIZE_MAX / p->d / sizeof(double) &&
+	       skv_config_check(cfg) == SKV_OK && !isnan(lse_offset) && !isinf(lse_offset) && out->S == S &&
+	       out->d == p->d && out->o && out->acc && out->lse && out->m && out->l &&
+	       bounds_ok(tiles, ntiles, p->n) && (!skv_formula_row_of(cfg->formula)->pnorm || ntiles <= S);
+}
+
+int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
+			   size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg)
+{
+	if (!kernel_args_ok(out, p, row, tiles, ntiles, S, lse_offset, cfg))
+		return SKV_EINVAL;
+	const size_t d = p->d;
+	const int pnorm = skv_formula_row_of(cfg->formula)->pnorm;
+	double *zbuf = malloc(zbuf_len(tiles, ntiles, pnorm ? 0 : block) * sizeof *zbuf);
+	double *qs = malloc(d * sizeof *qs), *lane = cfg->lanes > 1 ? malloc(cfg->lanes * sizeof *lane) : NULL;
+	if (!zbuf || !qs || (cfg->lanes > 1 && !lane)) {
+		free(zbuf);
+		free(qs);
+		free(lane);
+		return SKV_ENOMEM;
+	}
+	skv_scan_consts sc;
+	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
+	skv_scan_query(qs, p->q + row * d, d, &sc, cfg);
+	const int rev = cfg->blocks == SKV_BLOCKS_REVERSE;
+	for (size_t s = 0; s < S; s++) {
+		skv_scan_state st = {0.0, 0.0, lane, out->acc + s * d};
+		skv_scan_reset(&st, d, cfg);
+		/* split s holds tiles s, s + S, ...: nt of them */
+		size_t nt = s < ntiles ? (ntiles - s - 1) / S + 1 : 0;
+		for (size_t i = 0; i < nt; i++) {
+			size_t t = s + (rev ? nt - 1 - i : i) * S;
+			skv_scan(&st, qs, p->k, p->v, d, tiles[t], tiles[t + 1], block, &sc, cfg, zbuf);
+		}
+		skv_scan_finish(out->o + s * d, &out->lse[s], &out->m[s], &out->l[s], &st, d, &sc, cfg);
+	}
+	free(zbuf);
+	free(qs);
+	free(lane);
+	return SKV_OK;
+}
+
 int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,
 		     size_t S, size_t block, double lse_offset, const skv_config *cfg)
 {
-	if (!out || !p || !bounds || !p->q || !p->k || !p->v || S == 0 || row >= p->nq || p->d == 0 ||
-	    p->n > SIZE_MAX / p->d / sizeof(double) || p->nq > SIZE_MAX / p->d / sizeof(double) ||
-	    skv_config_check(cfg) != SKV_OK || isnan(lse_offset) || isinf(lse_offset) ||
-	    out->S != S || out->d != p->d || !out->o || !out->acc || !out->lse || !out->m || !out->l ||
-	    !bounds_ok(bounds, S, p->n))
-		return SKV_EINVAL;
-	/* A block longer than every split is no blocking at all: the score
-	 * buffer needs the longest split or one block, whichever is shorter
-	 * (so any block size, up to SIZE_MAX, allocates only what is used).
-	 * The longest split has at most n keys, and n * d doubles already
-	 * exist as K. */
-	size_t longest = 0;
-	for (size_t s = 0; s < S; s++)
-		if (bounds[s + 1] - bounds[s] > longest)
-			longest = bounds[s + 1] - bounds[s];
-	size_t zlen = block == 0 || block > longest ? longest : block;
-	double *zbuf = malloc((zlen ? zlen : 1) * sizeof *zbuf);
-	if (!zbuf)
-		return SKV_ENOMEM;
-	skv_scan_consts sc;
-	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
-	const size_t d = p->d;
-	const double *q = p->q + row * d;
-	for (size_t s = 0; s < S; s++) {
-		double m = -INFINITY, l = 0.0, *acc = out->acc + s * d;
-		memset(acc, 0, d * sizeof *acc);
-		skv_scan(&m, &l, acc, q, p->k, p->v, d, bounds[s], bounds[s + 1], block, &sc, cfg, zbuf);
-		out->m[s] = skv_scan_max_out(m, cfg);
-		out->l[s] = l;
-		skv_scan_finish(out->o + s * d, &out->lse[s], m, l, acc, d, cfg);
-	}
-	free(zbuf);
-	return SKV_OK;
+	return skv_split_kernel_tiled(out, p, row, bounds, S, S, block, lse_offset, cfg);
 }
 
 /* Rounds n values of src to f into dst (either may be NULL only when the

@@ -1,4 +1,4 @@
-/* merge.c - merges of split partials (one-pass, pairwise state, Flex, and the wrong-on-purpose controls), generic over order and configuration. */
+/* merge.c - the merge driver: rules, reduction orders and empty-split policies as tables, their names, and the orders' drivers. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,157 +25,105 @@
  * about u ||o|| when the partials agree, more when they cancel.
  */
 
-/* Everything a reduction step needs to know about the merge in progress. */
-typedef struct {
-	const skv_partials *sp;
-	const skv_merge_spec *spec;
-	const skv_config *cfg;
-	skv_format c;
-	int base2, guard;
-	const double *e;   /* onepass/flex: per-split factor e(L_s - M) */
-	const double *w;   /* onepass: per-split weight e(L_s - LSE_total) */
-	const double *nan; /* a row of NaN: what an unwritten (FA3) row holds */
-} mctx;
+/* The merge rules, indexed by skv_merge. `mla`: the rule reads the split
+ * maxes, sums and accumulators (m, l, acc), which a partials struct may
+ * leave NULL. */
+static const struct {
+	const char *name;
+	skv_merge_fn run;
+	int mla;
+} rules[SKV_NMERGES] = {
+	[SKV_MERGE_ONEPASS] = {"onepass", skv_merge_onepass, 0},
+	[SKV_MERGE_PAIRWISE] = {"pairwise", skv_merge_pairwise, 0},
+	[SKV_MERGE_MEAN] = {"mean", skv_merge_mean, 0},
+	[SKV_MERGE_SUM] = {"sum", skv_merge_sum, 0},
+	[SKV_MERGE_FLEX] = {"flex", skv_merge_flex, 1},
+	[SKV_MERGE_ONEPASS_NORM] = {"onepass-norm", skv_merge_onepass_norm, 0},
+	[SKV_MERGE_RATIO] = {"ratio", skv_merge_ratio, 0},
+	[SKV_MERGE_VLLM] = {"vllm", skv_merge_vllm, 1},
+	[SKV_MERGE_RUNNING] = {"running", skv_merge_running, 1},
+};
 
-/* A reduction over the splits, in any order: a fold (init, add) and a
- * combine of two partial results, plus an optional seal applied to each
- * strided subset before the subsets are combined. Accumulators are `width`
- * doubles. Each merge is one such reducer; each order is one driver. */
-typedef struct {
-	size_t width;
-	void (*init)(const mctx *x, double *a);
-	void (*add)(const mctx *x, double *a, size_t s);
-	void (*combine)(const mctx *x, double *a, const double *b);
-	void (*seal)(const mctx *x, double *a);
-} reducer;
+/* The reduction orders, indexed by skv_order. */
+static const char *const order_names[SKV_NORDERS] = {
+	[SKV_ORDER_SEQ] = "seq",   [SKV_ORDER_REV] = "rev",   [SKV_ORDER_TREE] = "tree",
+	[SKV_ORDER_RANDOM] = "random", [SKV_ORDER_ASC] = "asc", [SKV_ORDER_DESC] = "desc",
+	[SKV_ORDER_STRIDED] = "strided", [SKV_ORDER_LANES] = "lanes",
+};
 
-static double e_(const mctx *x, double t) { return x->base2 ? skv_exp2_i(x->c, t) : skv_exp_i(x->c, t); }
-static double lg_(const mctx *x, double t) { return x->base2 ? skv_log2_i(x->c, t) : skv_log_i(x->c, t); }
+static const char *const norm_names[SKV_NNORMS] = {[SKV_NORM_DIV] = "div", [SKV_NORM_RCP] = "rcp"};
 
-/* The stored row of split s as the merge reads it: FA3 never writes the
- * partial output of an empty split, modelled as NaN. */
-static const double *row_o(const mctx *x, size_t s)
+/* The empty-split policies, indexed by skv_empty (the fields are
+ * explained in merge_internal.h). */
+static const skv_empty_row empty_rows[SKV_NEMPTY] = {
+	/*                     name     unwritten guard max_sub bad_sum_lse */
+	[SKV_EMPTY_GUARD] = {"guard", 0, 1, NAN, NAN},
+	[SKV_EMPTY_FA2] = {"fa2", 0, 0, 0.0, INFINITY},
+	[SKV_EMPTY_FA3] = {"fa3", 1, 1, 0.0, -INFINITY},
+	[SKV_EMPTY_NONE] = {"none", 0, 0, NAN, NAN},
+};
+
+const skv_empty_row *skv_empty_row_of(skv_empty e) { return &empty_rows[e]; }
+
+const char *skv_merge_name(skv_merge m) { return (unsigned)m < SKV_NMERGES ? rules[m].name : NULL; }
+const char *skv_order_name(skv_order o) { return (unsigned)o < SKV_NORDERS ? order_names[o] : NULL; }
+const char *skv_empty_name(skv_empty e) { return (unsigned)e < SKV_NEMPTY ? empty_rows[e].name : NULL; }
+const char *skv_norm_name(skv_norm n) { return (unsigned)n < SKV_NNORMS ? norm_names[n] : NULL; }
+
+/* The index of `name` among n names reached through name_at; -1 if none. */
+static int find_name(const char *(*name_at)(unsigned), unsigned n, const char *name)
 {
-	if (x->spec->empty == SKV_EMPTY_FA3 && x->sp->lse[s] == -INFINITY)
-		return x->nan;
-	return x->sp->o + s * x->sp->d;
+	for (unsigned i = 0; name && i < n; i++)
+		if (strcmp(name_at(i), name) == 0)
+			return (int)i;
+	return -1;
 }
 
-static const double *row_acc(const mctx *x, size_t s)
+static const char *merge_at(unsigned i) { return rules[i].name; }
+static const char *order_at(unsigned i) { return order_names[i]; }
+static const char *empty_at(unsigned i) { return empty_rows[i].name; }
+static const char *norm_at(unsigned i) { return norm_names[i]; }
+
+int skv_merge_parse(skv_merge *m, const char *name)
 {
-	if (x->spec->empty == SKV_EMPTY_FA3 && x->sp->m[s] == -INFINITY)
-		return x->nan;
-	return x->sp->acc + s * x->sp->d;
+	int i = find_name(merge_at, SKV_NMERGES, name);
+	if (!m || i < 0)
+		return SKV_EINVAL;
+	*m = (skv_merge)i;
+	return SKV_OK;
 }
 
-static void zero_init(const mctx *x, double *a)
+int skv_order_parse(skv_order *o, const char *name)
 {
-	(void)x;
-	a[0] = 0.0;
-}
-static void vzero_init(const mctx *x, double *a) { memset(a, 0, x->sp->d * sizeof *a); }
-
-/* scalar sum of e_s (onepass, mean/sum LSE) */
-static void esum_add(const mctx *x, double *a, size_t s) { a[0] = skv_add_i(x->c, a[0], x->e[s]); }
-static void ssum_combine(const mctx *x, double *a, const double *b) { a[0] = skv_add_i(x->c, a[0], b[0]); }
-
-/* vector sum (all vector merges combine subresults by addition) */
-static void vsum_combine(const mctx *x, double *a, const double *b)
-{
-	for (size_t i = 0; i < x->sp->d; i++)
-		a[i] = skv_add_i(x->c, a[i], b[i]);
+	int i = find_name(order_at, SKV_NORDERS, name);
+	if (!o || i < 0)
+		return SKV_EINVAL;
+	*o = (skv_order)i;
+	return SKV_OK;
 }
 
-/* onepass: out += w_s O_s, fused as FlashAttention's combine (nvcc
- * contracts the multiply-add to FFMA). FA3 skips splits whose weight is not
- * > 0, so it never reads their unwritten rows. */
-static void wsum_add(const mctx *x, double *a, size_t s)
+int skv_empty_parse(skv_empty *e, const char *name)
 {
-	double w = x->w[s];
-	if (x->spec->empty == SKV_EMPTY_FA3 && !(w > 0.0))
-		return;
-	const double *o = row_o(x, s);
-	for (size_t i = 0; i < x->sp->d; i++)
-		a[i] = skv_fma_i(x->c, w, o[i], a[i]);
+	int i = find_name(empty_at, SKV_NEMPTY, name);
+	if (!e || i < 0)
+		return SKV_EINVAL;
+	*e = (skv_empty)i;
+	return SKV_OK;
 }
 
-/* controls: plain sum of the partial rows */
-static void rsum_add(const mctx *x, double *a, size_t s)
+int skv_norm_parse(skv_norm *n, const char *name)
 {
-	const double *o = row_o(x, s);
-	for (size_t i = 0; i < x->sp->d; i++)
-		a[i] = skv_add_i(x->c, a[i], o[i]);
+	int i = find_name(norm_at, SKV_NNORMS, name);
+	if (!n || i < 0)
+		return SKV_EINVAL;
+	*n = (skv_norm)i;
+	return SKV_OK;
 }
 
-/* flex: the sum l = sum_s l_s e_s in a[0] and acc = sum_s acc_s e_s after it */
-static void flex_init(const mctx *x, double *a) { memset(a, 0, (x->sp->d + 1) * sizeof *a); }
-static void flex_add(const mctx *x, double *a, size_t s)
+skv_merge_spec skv_merge_spec_default(void)
 {
-	double es = x->e[s];
-	const double *acc = row_acc(x, s);
-	a[0] = skv_fma_i(x->c, x->sp->l[s], es, a[0]);
-	for (size_t i = 0; i < x->sp->d; i++)
-		a[i + 1] = skv_fma_i(x->c, acc[i], es, a[i + 1]);
-}
-static void flex_combine(const mctx *x, double *a, const double *b)
-{
-	for (size_t i = 0; i <= x->sp->d; i++)
-		a[i] = skv_add_i(x->c, a[i], b[i]);
-}
-
-/* pairwise: state (m, d, acc[]) in a[0], a[1], a[2..]. The initial state is
- * FlashInfer's: m = -inf, d = 1, acc = 0 (d is immaterial once a finite
- * state arrives: it is multiplied by e(-inf) = 0). */
-static void st_init(const mctx *x, double *a)
-{
-	a[0] = -INFINITY;
-	a[1] = 1.0;
-	memset(a + 2, 0, x->sp->d * sizeof *a);
-}
-
-void skv_state_merge(double *ma, double *da, double *acca, double mb, double db, const double *accb,
-		     size_t d, skv_format c, int base2, int guard)
-{
-	double m = fmax(*ma, mb);
-	if (guard && m == -INFINITY)
-		return;
-	double ta = skv_sub_i(c, *ma, m), tb = skv_sub_i(c, mb, m);
-	double x = base2 ? skv_exp2_i(c, ta) : skv_exp_i(c, ta);
-	double y = base2 ? skv_exp2_i(c, tb) : skv_exp_i(c, tb);
-	*da = skv_fma_i(c, *da, x, skv_mul_i(c, db, y));
-	for (size_t i = 0; i < d; i++)
-		acca[i] = skv_fma_i(c, acca[i], x, skv_mul_i(c, accb[i], y));
-	*ma = m;
-}
-
-static void st_add(const mctx *x, double *a, size_t s)
-{
-	/* An empty split is skipped by every guarded system (SGLang's range
-	 * check, FA3's scale test); without a guard it enters the formula. */
-	if (x->guard && x->sp->lse[s] == -INFINITY)
-		return;
-	skv_state_merge(&a[0], &a[1], a + 2, x->sp->lse[s], 1.0, row_o(x, s), x->sp->d, x->c, x->base2,
-			x->guard);
-}
-
-static void st_combine(const mctx *x, double *a, const double *b)
-{
-	skv_state_merge(&a[0], &a[1], a + 2, b[0], b[1], b + 2, x->sp->d, x->c, x->base2, x->guard);
-}
-
-/* FlashInfer: each thread normalizes its state and writes (o, lse) to shared
- * memory, o in the input type, before thread 0 merges them again. */
-static void st_seal(const mctx *x, double *a)
-{
-	if (x->guard && a[0] == -INFINITY)
-		return;
-	size_t d = x->sp->d;
-	for (size_t i = 0; i < d; i++) {
-		double o = skv_div_i(x->c, a[2 + i], a[1]);
-		a[2 + i] = x->spec->round_states ? skv_round_i(x->cfg->input, o) : o;
-	}
-	a[0] = skv_add_i(x->c, a[0], lg_(x, a[1]));
-	a[1] = 1.0;
+	skv_merge_spec s = {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_GUARD, 0, SKV_NORM_DIV};
+	return s;
 }
 
 static int cmp_key(const void *pa, const void *pb)
@@ -220,177 +168,129 @@ static int make_perm(size_t *perm, const skv_partials *sp, const skv_merge_spec 
 	return SKV_OK;
 }
 
-/* Runs reducer r over the splits in the spec's order into res[width]. */
-static int reduce(double *res, const reducer *r, const mctx *x, const size_t *perm)
+/* The pairwise tree: (0+1) (2+3) ... level by level; an odd last node
+ * moves up unchanged. */
+static int reduce_tree(double *res, const skv_reducer *r, const skv_mctx *x)
 {
 	const size_t S = x->sp->S, W = r->width;
-	const skv_order ord = x->spec->order;
-	if (ord == SKV_ORDER_TREE) {
-		double *lv = malloc(S * W * sizeof *lv);
-		if (!lv)
-			return SKV_ENOMEM;
-		for (size_t s = 0; s < S; s++) {
-			r->init(x, lv + s * W);
-			r->add(x, lv + s * W, s);
-		}
-		/* Level by level: (0+1) (2+3) ...; an odd last node moves up. */
-		for (size_t n = S; n > 1; n = (n + 1) / 2)
-			for (size_t i = 0; i < n / 2; i++) {
-				r->combine(x, lv + 2 * i * W, lv + (2 * i + 1) * W);
-				if (i)
-					memmove(lv + i * W, lv + 2 * i * W, W * sizeof *lv);
-				if (n % 2 && i == n / 2 - 1)
-					memmove(lv + (i + 1) * W, lv + (n - 1) * W, W * sizeof *lv);
-			}
-		memcpy(res, lv, W * sizeof *lv);
-		free(lv);
-		return SKV_OK;
+	double *lv = malloc(S * W * sizeof *lv);
+	if (!lv)
+		return SKV_ENOMEM;
+	for (size_t s = 0; s < S; s++) {
+		r->init(x, lv + s * W);
+		r->add(x, lv + s * W, s);
 	}
-	if (ord == SKV_ORDER_STRIDED) {
-		size_t T = x->spec->threads < S ? x->spec->threads : S;
-		double *part = malloc(W * sizeof *part);
-		if (!part)
-			return SKV_ENOMEM;
-		r->init(x, res);
-		for (size_t t = 0; t < T; t++) {
-			r->init(x, part);
-			for (size_t s = t; s < S; s += T)
-				r->add(x, part, s);
-			if (r->seal)
-				r->seal(x, part);
-			r->combine(x, res, part);
+	for (size_t n = S; n > 1; n = (n + 1) / 2)
+		for (size_t i = 0; i < n / 2; i++) {
+			r->combine(x, lv + 2 * i * W, lv + (2 * i + 1) * W);
+			if (i)
+				memmove(lv + i * W, lv + 2 * i * W, W * sizeof *lv);
+			if (n % 2 && i == n / 2 - 1)
+				memmove(lv + (i + 1) * W, lv + (n - 1) * W, W * sizeof *lv);
 		}
-		free(part);
-		return SKV_OK;
-	}
+	memcpy(res, lv, W * sizeof *lv);
+	free(lv);
+	return SKV_OK;
+}
+
+/* FlashInfer's strided subsets: subset t holds splits t, t + T, ... in
+ * order, is sealed, and the subsets are combined in order. */
+static int reduce_strided(double *res, const skv_reducer *r, const skv_mctx *x)
+{
+	const size_t S = x->sp->S;
+	size_t T = x->spec->threads < S ? x->spec->threads : S;
+	double *part = malloc(r->width * sizeof *part);
+	if (!part)
+		return SKV_ENOMEM;
 	r->init(x, res);
-	for (size_t k = 0; k < S; k++)
-		r->add(x, res, perm[k]);
+	for (size_t t = 0; t < T; t++) {
+		r->init(x, part);
+		for (size_t s = t; s < S; s += T)
+			r->add(x, part, s);
+		if (r->seal)
+			r->seal(x, part);
+		r->combine(x, res, part);
+	}
+	free(part);
+	return SKV_OK;
+}
+
+/* GPU lanes (SKV_ORDER_LANES in skv.h): for a reducer of one value (every
+ * such reducer here is a sum in the combine format), lane t folds splits
+ * t, t + T, ... in order, then the lanes' butterfly (lib/scan.c). */
+static int reduce_lanes(double *res, const skv_reducer *r, const skv_mctx *x)
+{
+	const size_t S = x->sp->S, T = x->spec->threads;
+	double *a = malloc(T * sizeof *a);
+	if (!a)
+		return SKV_ENOMEM;
+	for (size_t t = 0; t < T; t++) {
+		r->init(x, a + t);
+		for (size_t s = t; s < S; s += T)
+			r->add(x, a + t, s);
+	}
+	res[0] = skv_butterfly(a, T, x->c);
+	free(a);
+	return SKV_OK;
+}
+
+int skv_reduce(double *res, const skv_reducer *r, const skv_mctx *x)
+{
+	if (x->spec->order == SKV_ORDER_LANES && r->width == 1)
+		return reduce_lanes(res, r, x);
+	if (x->spec->order == SKV_ORDER_TREE)
+		return reduce_tree(res, r, x);
+	if (x->spec->order == SKV_ORDER_STRIDED)
+		return reduce_strided(res, r, x);
+	r->init(x, res);
+	for (size_t k = 0; k < x->sp->S; k++)
+		r->add(x, res, x->perm[k]);
 	return SKV_OK;
 }
 
 static int spec_check(const skv_merge_spec *s)
 {
 	return s && (unsigned)s->merge < SKV_NMERGES && (unsigned)s->order < SKV_NORDERS &&
-	       (unsigned)s->empty < SKV_NEMPTY && s->threads >= 1;
+	       (unsigned)s->empty < SKV_NEMPTY && (unsigned)s->norm < SKV_NNORMS && s->threads >= 1 &&
+	       (s->order != SKV_ORDER_LANES || (s->threads <= 1024 && (s->threads & (s->threads - 1)) == 0));
+}
+
+static int merge_args_ok(const double *out, const double *lse, const skv_partials *sp,
+			 const skv_merge_spec *spec, const skv_config *cfg)
+{
+	/* The sizes must leave room for the reducers' (d + 2)-wide states of
+	 * all S splits (the tree order keeps one per split). */
+	return out && lse && sp && sp->o && sp->lse && sp->S > 0 && sp->d > 0 && spec_check(spec) &&
+	       skv_config_check(cfg) == SKV_OK && sp->d <= SIZE_MAX / sizeof(double) - 2 &&
+	       sp->S <= SIZE_MAX / (sp->d + 2) / sizeof(double) &&
+	       (!rules[spec->merge].mla || (sp->m && sp->l && sp->acc));
 }
 
 int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_merge_spec *spec,
 		  const skv_config *cfg)
 {
-	/* o and lse are always read; flex reads the split maxes, sums and
-	 * accumulators (m, l, acc), which a partials struct may leave NULL.
-	 * The sizes must leave room for the reducers' (d + 2)-wide states of
-	 * all S splits (the tree order keeps one per split). */
-	if (!out || !lse || !sp || !sp->o || !sp->lse || sp->S == 0 || sp->d == 0 || !spec_check(spec) ||
-	    skv_config_check(cfg) != SKV_OK || sp->d > SIZE_MAX / sizeof(double) - 2 ||
-	    sp->S > SIZE_MAX / (sp->d + 2) / sizeof(double) ||
-	    (spec->merge == SKV_MERGE_FLEX && (!sp->m || !sp->l || !sp->acc)))
+	if (!merge_args_ok(out, lse, sp, spec, cfg))
 		return SKV_EINVAL;
 	const size_t S = sp->S, d = sp->d;
-	mctx x = {sp, spec, cfg, cfg->combine, cfg->base == SKV_BASE_2,
-		  spec->empty == SKV_EMPTY_GUARD || spec->empty == SKV_EMPTY_FA3, NULL, NULL, NULL};
 	size_t *perm = malloc(S * sizeof *perm);
 	double *ew = malloc(2 * S * sizeof *ew), *nan = malloc(d * sizeof *nan);
-	double *acc = malloc((d + 2) * sizeof *acc), *res = malloc(d * sizeof *res);
+	double *res = malloc(d * sizeof *res), L = 0.0;
 	int st = SKV_ENOMEM;
-	if (!perm || !ew || !nan || !acc || !res)
+	if (!perm || !ew || !nan || !res)
 		goto done;
 	for (size_t i = 0; i < d; i++)
 		nan[i] = NAN;
-	x.nan = nan;
-	x.e = ew;
-	x.w = ew + S;
-	if ((st = make_perm(perm, sp, spec)) != SKV_OK)
+	skv_mctx x = {sp, spec, cfg, skv_empty_row_of(spec->empty), cfg->combine, cfg->base == SKV_BASE_2,
+		      ew, ew + S, nan, perm, skv_mth_of(cfg)};
+	if ((st = make_perm(perm, sp, spec)) != SKV_OK || (st = rules[spec->merge].run(res, &L, &x)) != SKV_OK)
 		goto done;
-
-	const skv_format c = x.c;
-	double L;
-	if (spec->merge == SKV_MERGE_PAIRWISE) {
-		reducer r = {d + 2, st_init, st_add, st_combine, st_seal};
-		if ((st = reduce(acc, &r, &x, perm)) != SKV_OK)
-			goto done;
-		if (x.guard && acc[0] == -INFINITY) {
-			memset(res, 0, d * sizeof *res);
-			L = -INFINITY;
-		} else {
-			for (size_t i = 0; i < d; i++)
-				res[i] = skv_div_i(c, acc[2 + i], acc[1]);
-			L = skv_add_i(c, acc[0], lg_(&x, acc[1]));
-		}
-	} else if (spec->merge == SKV_MERGE_FLEX) {
-		/* FlexAttention decode: global max of the split maxes, then the
-		 * rescaled sums and accumulators, one division at the end; rows
-		 * whose max is -inf are masked to zero. */
-		double M = -INFINITY;
-		for (size_t s = 0; s < S; s++)
-			M = fmax(M, sp->m[s]);
-		if (M == -INFINITY && spec->empty != SKV_EMPTY_NONE) {
-			memset(res, 0, d * sizeof *res);
-			L = -INFINITY;
-		} else {
-			for (size_t s = 0; s < S; s++)
-				ew[s] = e_(&x, skv_sub_i(c, sp->m[s], M));
-			reducer r = {d + 1, flex_init, flex_add, flex_combine, NULL};
-			if ((st = reduce(acc, &r, &x, perm)) != SKV_OK)
-				goto done;
-			for (size_t i = 0; i < d; i++)
-				res[i] = skv_div_i(c, acc[i + 1], acc[0]);
-			L = skv_add_i(c, M, lg_(&x, acc[0]));
-		}
-	} else {
-		/* One pass over the LSEs (FlashAttention's combine), also the LSE of
-		 * the controls: M = max L_s, LSE = M + log sum e(L_s - M). */
-		double M = -INFINITY;
-		for (size_t s = 0; s < S; s++)
-			M = fmax(M, sp->lse[s]);
-		int all_empty = M == -INFINITY;
-		if (all_empty && spec->empty == SKV_EMPTY_GUARD) {
-			L = -INFINITY;
-		} else {
-			if (all_empty && (spec->empty == SKV_EMPTY_FA2 || spec->empty == SKV_EMPTY_FA3))
-				M = 0.0; /* both FlashAttentions: max == -inf uses 0 */
-			for (size_t s = 0; s < S; s++)
-				ew[s] = e_(&x, skv_sub_i(c, sp->lse[s], M));
-			reducer r = {1, zero_init, esum_add, ssum_combine, NULL};
-			if ((st = reduce(acc, &r, &x, perm)) != SKV_OK)
-				goto done;
-			double sum = acc[0];
-			if ((spec->empty == SKV_EMPTY_FA2 || spec->empty == SKV_EMPTY_FA3) && (sum == 0.0 || isnan(sum)))
-				L = spec->empty == SKV_EMPTY_FA2 ? INFINITY : -INFINITY;
-			else
-				L = skv_add_i(c, lg_(&x, sum), M);
-		}
-		if (spec->merge == SKV_MERGE_ONEPASS) {
-			if (all_empty && spec->empty == SKV_EMPTY_GUARD) {
-				memset(res, 0, d * sizeof *res);
-			} else {
-				for (size_t s = 0; s < S; s++)
-					ew[S + s] = e_(&x, skv_sub_i(c, sp->lse[s], L));
-				reducer r = {d, vzero_init, wsum_add, vsum_combine, NULL};
-				if ((st = reduce(res, &r, &x, perm)) != SKV_OK)
-					goto done;
-			}
-		} else {
-			reducer r = {d, vzero_init, rsum_add, vsum_combine, NULL};
-			if ((st = reduce(res, &r, &x, perm)) != SKV_OK)
-				goto done;
-			if (spec->merge == SKV_MERGE_MEAN) {
-				double n = skv_round_i(c, (double)S);
-				for (size_t i = 0; i < d; i++)
-					res[i] = skv_div_i(c, res[i], n);
-			}
-		}
-	}
 	for (size_t i = 0; i < d; i++)
 		out[i] = skv_round_i(cfg->output, res[i]);
 	*lse = skv_lse_to_natural(L, cfg->base);
-	st = SKV_OK;
 done:
 	free(perm);
 	free(ew);
 	free(nan);
-	free(acc);
 	free(res);
 	return st;
 }

@@ -14,28 +14,25 @@ int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t 
 		return SKV_EINVAL;
 	const size_t d = p->d;
 	/* A block beyond the context is one block: the buffer holds at most n
-	 * scores, whatever `block` asks. */
-	size_t zlen = block && block < p->n ? block : p->n;
+	 * scores, whatever `block` asks (a pnorm formula scores a row at once). */
+	size_t zlen = block && block < p->n && !skv_formula_row_of(cfg->formula)->pnorm ? block : p->n;
 	double *zbuf = malloc(zlen * sizeof *zbuf), *acc = malloc(d * sizeof *acc);
-	double *row_out = malloc(d * sizeof *row_out);
-	if (!zbuf || !acc || !row_out) {
-		free(zbuf);
-		free(acc);
-		free(row_out);
-		return SKV_ENOMEM;
-	}
+	double *row_out = malloc(d * sizeof *row_out), *qs = malloc(d * sizeof *qs);
+	double *lane = cfg->lanes > 1 ? malloc(cfg->lanes * sizeof *lane) : NULL;
+	int st = zbuf && acc && row_out && qs && (cfg->lanes <= 1 || lane) ? SKV_OK : SKV_ENOMEM;
 	skv_scan_consts sc;
 	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
-	for (size_t r = 0; r < p->nq; r++) {
+	for (size_t r = 0; st == SKV_OK && r < p->nq; r++) {
 		/* The causal mask -inf for keys beyond the row is a shorter scan: a
 		 * masked score contributes exp(-inf) = 0 exactly, so skipping it is
 		 * the same arithmetic without the wasted work. */
 		size_t hi = causal ? r + 1 : p->n;
-		double m = -INFINITY, l = 0.0, row_lse;
-		for (size_t i = 0; i < d; i++)
-			acc[i] = 0.0;
-		skv_scan(&m, &l, acc, p->q + r * d, p->k, p->v, d, 0, hi, block, &sc, cfg, zbuf);
-		skv_scan_finish(row_out, &row_lse, m, l, acc, d, cfg);
+		double row_lse, m_out, l_out;
+		skv_scan_state ss = {0.0, 0.0, lane, acc};
+		skv_scan_reset(&ss, d, cfg);
+		skv_scan_query(qs, p->q + r * d, d, &sc, cfg);
+		skv_scan(&ss, qs, p->k, p->v, d, 0, hi, block, &sc, cfg, zbuf);
+		skv_scan_finish(row_out, &row_lse, &m_out, &l_out, &ss, d, &sc, cfg);
 		for (size_t i = 0; i < d; i++)
 			out[r * d + i] = skv_round_i(cfg->output, row_out[i]);
 		if (lse)
@@ -44,5 +41,7 @@ int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t 
 	free(zbuf);
 	free(acc);
 	free(row_out);
-	return SKV_OK;
+	free(qs);
+	free(lane);
+	return st;
 }

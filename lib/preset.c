@@ -1,71 +1,111 @@
-/* preset.c - precision profiles of production attention kernels (facts in shared/notes/systems.md). */
+/* preset.c - precision profiles of production attention kernels, each field from the systems' source (lib/preset_sources.c cites it). */
 #include <string.h>
-#include "skv.h"
+#include "preset_internal.h"
 
 #define F16 SKV_FP16
 #define B16 SKV_BF16
 #define F32 SKV_FP32
 #define F64 SKV_FP64
 
-/* Field order: config {input, compute, p, partial, lse, combine, output,
- * base}; merge {merge, order, seed, threads, empty, round_states}. */
+/* A configuration: the seven stage formats and base, then the mechanisms
+ * (blocks, acc, formula, lanes, lane_keys, math; math_seed 0). */
+#define CFG(in, comp, p, part, lse, comb, out, base, blocks, acc, formula, lanes, lk, math)                        \
+	{in, comp, p, part, lse, comb, out, SKV_BASE_##base, SKV_BLOCKS_##blocks, acc, SKV_FORMULA_##formula, lanes, lk, \
+	 SKV_MATH_##math, 0}
+/* A merge: rule, order, seed 0, threads, empty policy, state rounding, norm. */
+#define MRG(merge, order, threads, empty, round, norm)                                                          \
+	{SKV_MERGE_##merge, SKV_ORDER_##order, 0, threads, SKV_EMPTY_##empty, round, SKV_NORM_##norm}
+#define FP SKV_FOLLOW_P
+#define FO SKV_FOLLOW_OUTPUT
+#define FPA SKV_FOLLOW_PARTIAL
+#define FT SKV_FOLLOW_THREADS
+#define NOSYS (-1)
+
 static const skv_preset presets[] = {
 	{"fa2",
-	 "FlashAttention 2: bf16 in (fp16 selectable), fp32 scores and accumulation, P rounded to the input "
-	 "type before P.V, natural LSE, fp32 partials and LSE, fp32 one-pass combine in split order, output in "
-	 "the input type; the split takes exp2 of scores pre-scaled by log2 e and writes a natural LSE "
-	 "(lse-base e2); an all-empty row gets LSE +inf",
-	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E2},
-	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_FA2, 0},
-	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
+	 "FlashAttention 2 (split-KV decode): bf16 in, fp32 arithmetic with fast math, raw scores with exp2(fma), "
+	 "key blocks last to first, the row sum in the 4 lanes of a quad, P rounded to the input type before P.V, "
+	 "fp32 partials and LSE, fp32 one-pass combine whose exp-sum runs over 32 lanes; an all-empty row gets "
+	 "LSE +inf",
+	 CFG(B16, F32, B16, F32, F32, F32, B16, E2, REVERSE, 0, FA2, 4, 2, FAST), MRG(ONEPASS, LANES, 32, FA2, 0, DIV),
+	 FP | FO, SKV_HEUR_FA2, skv_src_fa2},
 	{"fa3",
-	 "FlashAttention 3: as fa2, but empty splits leave their partial rows unwritten (NaN here), the combine "
-	 "skips splits whose weight is not > 0 and stops at the last finite LSE; all-empty LSE -inf",
-	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_E2},
-	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_FA3, 0},
-	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
+	 "FlashAttention 3 (hopper): as fa2 but the LSE factor RN(c ln 2), normalised combine weights e(L_s - M) "
+	 "RN(1/sum) (the total LSE is not in the weights), empty splits' rows unwritten and skipped",
+	 CFG(B16, F32, B16, F32, F32, F32, B16, E2, REVERSE, 0, FA3, 4, 2, FAST),
+	 MRG(ONEPASS_NORM, LANES, 32, FA3, 0, DIV), FP | FO, SKV_HEUR_FA3, skv_src_fa3},
 	{"flashinfer",
-	 "FlashInfer: base-2 LSE, P kept in fp32 (o += p v on CUDA cores), partials stored in the output type, "
-	 "fp32 LSE and combine, pairwise state merge: 8 strided per-thread subsets (bdy = 8 for head_dim 128) "
-	 "merged in order, normalized and rounded to the input type in shared memory, then merged again; no "
-	 "guard for two empty states (issue 4051: NaN)",
-	 {B16, F32, F32, B16, F32, F32, B16, SKV_BASE_2},
-	 {SKV_MERGE_PAIRWISE, SKV_ORDER_STRIDED, 0, 8, SKV_EMPTY_NONE, 1},
-	 SKV_FOLLOW_OUTPUT | SKV_FOLLOW_PARTIAL},
+	 "FlashInfer decode (since PR 4401): base-2 LSE, P kept in fp32 (o += p v on CUDA cores), partials in the "
+	 "output type, fp32 LSE and combine, pairwise state merge over strided per-thread subsets (bdy from "
+	 "head_dim and the partial width: 8 for 128 and 16-bit partials), sealed states rounded to the partial "
+	 "type in shared memory, o * rcp(d) normalisation; two empty states merge to output 0, LSE -inf",
+	 CFG(B16, F32, F32, B16, F32, F32, B16, 2, FORWARD, 0, FLASHINFER, 0, 0, FAST),
+	 MRG(PAIRWISE, STRIDED, 8, GUARD, 1, RCP), FO | FPA | FT, SKV_HEUR_FLASHINFER, skv_src_flashinfer},
 	{"tilelang",
-	 "TileLang flash-decoding example: fp16 in, base-2 LSE, P copied to fp16 before its GEMM, partials and "
-	 "LSE in fp16, fp32 two-pass combine (global max, log-sum, sequential weighted sum), no empty guard",
-	 {F16, F32, F16, F16, F16, F32, F16, SKV_BASE_2},
-	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_NONE, 0},
-	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
+	 "TileLang flash-decoding example: fp16 in, base-2 raw-score formulas, P copied to fp16 before its GEMM, "
+	 "partials and LSE in fp16, fp32 two-pass combine in split order, the CUDA math library without fast "
+	 "math, no empty guard",
+	 CFG(F16, F32, F16, F16, F16, F32, F16, 2, FORWARD, 0, TILELANG, 0, 0, CUDA), MRG(ONEPASS, SEQ, 1, NONE, 0, DIV),
+	 FP | FO, NOSYS, skv_src_tilelang},
 	{"xformers",
-	 "xformers split-K: natural LSE from exp2 arithmetic inside the split (lse-base e2), P cast to the value "
-	 "type before tl.dot (unverified in the notes: assumed), fp32 partials, LSE in fp64, fp32 combine with a "
-	 "tl.sum tree reduction; l == 0 gives 0",
-	 {B16, F32, B16, F32, F64, F32, B16, SKV_BASE_E2},
-	 {SKV_MERGE_ONEPASS, SKV_ORDER_TREE, 0, 1, SKV_EMPTY_GUARD, 0},
-	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
+	 "xformers split-K (Triton): natural LSE from exp2 arithmetic, P cast to the value type before tl.dot, "
+	 "fp32 partials, the split LSE evaluated and stored in fp64, the ratio combine sum e_s O_s / sum e_s over "
+	 "a tl.sum tree; l == 0 gives 0",
+	 CFG(B16, F32, B16, F32, F64, F32, B16, E2, FORWARD, 0, XFORMERS, 0, 0, FAST), MRG(RATIO, TREE, 1, GUARD, 0, DIV),
+	 FP | FO, SKV_HEUR_XFORMERS, skv_src_xformers},
 	{"sglang",
-	 "SGLang triton decode: natural LSE, P kept in fp32 (MHA kernel), fp32 partials and LSE, sequential "
-	 "running merge over splits in fp32; empty ranges skipped by a range check",
-	 {B16, F32, F32, F32, F32, F32, B16, SKV_BASE_E},
-	 {SKV_MERGE_PAIRWISE, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_GUARD, 0},
-	 SKV_FOLLOW_OUTPUT},
+	 "SGLang triton decode, MHA kernel: natural LSE, fp32 scores (a bf16 product-and-sum score is inferred "
+	 "from Triton's promotion rules, not modelled), P kept in fp32, fp32 partials and LSE, sequential running "
+	 "merge over splits in fp32; empty ranges skipped by a range check",
+	 CFG(B16, F32, F32, F32, F32, F32, B16, E, FORWARD, 0, TRITON, 0, 0, FAST), MRG(PAIRWISE, SEQ, 1, GUARD, 0, DIV),
+	 FO, SKV_HEUR_SGLANG, skv_src_sglang},
 	{"flex",
-	 "PyTorch FlexAttention decode: base 2, each split's max and sum stored apart in fp32 with an "
-	 "unnormalized fp32 accumulator; global max, rescaled sums, one division; P cast to the input type "
-	 "before tl.dot (assumed); rows with max -inf masked",
-	 {B16, F32, B16, F32, F32, F32, B16, SKV_BASE_2},
-	 {SKV_MERGE_FLEX, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_GUARD, 0},
-	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
+	 "PyTorch FlexAttention decode: base 2 with two scale multiplications, each split's max and sum stored "
+	 "apart in fp32 with an unnormalized fp32 accumulator; global max, rescaled sums, one division; P cast to "
+	 "the input type before tl.dot; rows with max -inf masked",
+	 CFG(B16, F32, B16, F32, F32, F32, B16, 2, FORWARD, 0, FLEX, 0, 0, FAST), MRG(FLEX, SEQ, 1, GUARD, 0, DIV),
+	 FP | FO, SKV_HEUR_FLEX, skv_src_flex},
 	{"exact-fp64", "every stage fp64 with skv's guarded one-pass merge: the accuracy ceiling",
-	 {F64, F64, F64, F64, F64, F64, F64, SKV_BASE_E},
-	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_GUARD, 0},
-	 SKV_FOLLOW_P | SKV_FOLLOW_OUTPUT},
+	 CFG(F64, F64, F64, F64, F64, F64, F64, E, FORWARD, 0, SKV, 0, 0, EXACT), MRG(ONEPASS, SEQ, 1, GUARD, 0, DIV),
+	 FP | FO, NOSYS, skv_src_exact},
 	{"naive-fp16", "every stage fp16, one-pass merge, no empty guard: the floor",
-	 {F16, F16, F16, F16, F16, F16, F16, SKV_BASE_E},
-	 {SKV_MERGE_ONEPASS, SKV_ORDER_SEQ, 0, 1, SKV_EMPTY_NONE, 0},
-	 0},
+	 CFG(F16, F16, F16, F16, F16, F16, F16, E, FORWARD, 0, SKV, 0, 0, EXACT), MRG(ONEPASS, SEQ, 1, NONE, 0, DIV), 0,
+	 NOSYS, skv_src_naive},
+	{"vllm-v2",
+	 "vLLM paged_attention_v2: 512-token partitions scored whole, the exp-sum over 128 threads, P normalised "
+	 "by 1/(l + 1e-6) and rounded to the input type before P.V, partials in the input type, fp32 max and sum, "
+	 "a reduce weighting each partial by l_j e(m_j - M) / (sum + 1e-6); no partition is empty",
+	 CFG(B16, F32, B16, B16, F32, F32, B16, E, FORWARD, 0, VLLM, 128, 1, FAST), MRG(VLLM, LANES, 128, NONE, 0, DIV),
+	 FP | FO | FPA, SKV_HEUR_VLLM_V2, skv_src_vllm_v2},
+	{"vllm-unified",
+	 "vLLM V1 Triton unified attention, 3D decode path: 16 segments of 16-key tiles, P cast to the value type "
+	 "before tl.dot, unnormalized fp32 segment outputs with fp32 max and sum, Flex-style reduce of rescaled "
+	 "sums over a tl.sum tree; an empty sum gives 0",
+	 CFG(B16, F32, B16, F32, F32, F32, B16, E, FORWARD, 0, TRITON, 0, 0, FAST), MRG(FLEX, TREE, 1, GUARD, 0, DIV),
+	 FP | FO, NOSYS, skv_src_vllm_unified},
+	{"llamacpp-cpu",
+	 "llama.cpp CPU decode (f16 K and V, 512 keys or more): one contiguous chunk of ceil(n/threads) keys per "
+	 "thread, Q rounded to fp16, one key per block (block size 1), the P.V accumulator in fp16 rounded after "
+	 "every key, fp32 unnormalized partials, a running merge of (M, S, acc) skipping empty chunks, output "
+	 "fp32 scaled by 1/S",
+	 CFG(F16, F32, F32, F32, F32, F32, F32, E, FORWARD, SKV_ACC(F16), SKV, 0, 0, EXACT),
+	 MRG(RUNNING, SEQ, 1, GUARD, 0, RCP), 0, NOSYS, skv_src_llamacpp_cpu},
+	{"llamacpp-cuda",
+	 "llama.cpp CUDA vec kernel: fp16 K and V, Q pre-scaled, fp32 scores and accumulator with fast math, "
+	 "splits over interleaved 128-key tiles (skv_split_kernel_tiled), unnormalized fp32 partials with (max, "
+	 "sum), combine num/den in split order, fp32 output; an all-masked row gives 0/0",
+	 CFG(F16, F32, F32, F32, F32, F32, F32, E, FORWARD, 0, QSCALE, 0, 0, FAST), MRG(FLEX, SEQ, 1, NONE, 0, DIV), 0,
+	 SKV_HEUR_LLAMACPP_CUDA, skv_src_llamacpp_cuda},
+	{"sglang-gqa",
+	 "SGLang triton decode, grouped kernel (GQA, MQA, MLA: the common path): as sglang but scores by tl.dot "
+	 "in fp32 and P cast to the value type before tl.dot",
+	 CFG(B16, F32, B16, F32, F32, F32, B16, E, FORWARD, 0, TRITON, 0, 0, FAST), MRG(PAIRWISE, SEQ, 1, GUARD, 0, DIV),
+	 FP | FO, SKV_HEUR_SGLANG, skv_src_sglang_gqa},
+	{"flashinfer-pre4401",
+	 "FlashInfer before PR 4401 (d7f2c646): as flashinfer but the state merge has no guard, so two empty "
+	 "states (caller-supplied LSE -inf) merge to NaN (issue 4051), and normalisation divides",
+	 CFG(B16, F32, F32, B16, F32, F32, B16, 2, FORWARD, 0, FLASHINFER, 0, 0, FAST),
+	 MRG(PAIRWISE, STRIDED, 8, NONE, 1, DIV), FO | FPA | FT, SKV_HEUR_FLASHINFER, skv_src_flashinfer_pre},
 };
 
 _Static_assert(sizeof presets / sizeof presets[0] == SKV_NPRESETS, "SKV_NPRESETS out of date");
@@ -82,11 +122,13 @@ const skv_preset *skv_preset_find(const char *name)
 	return NULL;
 }
 
-int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input)
+int skv_preset_resolve_full(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input,
+			  unsigned head_dim)
 {
 	if (!cfg || !spec || !p || (unsigned)input >= SKV_NFORMATS)
 		return SKV_EINVAL;
 	skv_config c = p->cfg;
+	skv_merge_spec m = p->merge;
 	c.input = input;
 	if (p->follows & SKV_FOLLOW_P)
 		c.p = input;
@@ -94,7 +136,44 @@ int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *
 		c.output = input;
 	if (p->follows & SKV_FOLLOW_PARTIAL)
 		c.partial = c.output;
+	if (p->follows & SKV_FOLLOW_THREADS) {
+		/* FlashInfer's partial types (DTypeIn) are 16- or 32-bit; fp64 has
+		 * no FlashInfer path and takes the fp32 layout */
+		int wide = c.partial == SKV_FP32 || c.partial == SKV_TF32 || c.partial == SKV_FP64;
+		unsigned vec, bdx, bdy, bytes = wide ? 4 : 2;
+		if (skv_flashinfer_merge_layout(&vec, &bdx, &bdy, head_dim, bytes) != SKV_OK)
+			return SKV_EINVAL;
+		m.threads = bdy;
+	}
 	*cfg = c;
-	*spec = p->merge;
+	*spec = m;
+	return SKV_OK;
+}
+
+int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input)
+{
+	if (!cfg || !spec || !p || (unsigned)input >= SKV_NFORMATS)
+		return SKV_EINVAL;
+	skv_config c, full;
+	skv_merge_spec m = skv_merge_spec_default(), fm;
+	/* head_dim 128: the old resolution's FlashInfer threads are the preset's
+	 * own 8, which the legacy subset keeps (p->merge.threads) */
+	if (skv_preset_resolve_full(&full, &fm, p, input, 128) != SKV_OK)
+		return SKV_EINVAL;
+	c = skv_config_uniform(full.input);
+	c.compute = full.compute;
+	c.p = full.p;
+	c.partial = full.partial;
+	c.lse = full.lse;
+	c.combine = full.combine;
+	c.output = full.output;
+	c.base = full.base;
+	m.merge = fm.merge;
+	m.order = fm.order;
+	m.threads = p->merge.threads;
+	m.empty = fm.empty;
+	m.round_states = fm.round_states;
+	*cfg = c;
+	*spec = m;
 	return SKV_OK;
 }

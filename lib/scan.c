@@ -1,99 +1,336 @@
-/* scan.c - the online-softmax scan over key blocks, written once for every precision configuration. */
+/* scan.c - the online-softmax scan over key blocks, written once for every precision configuration and every formula of the table below. */
 #include <math.h>
+#include <string.h>
 #include "scan.h"
-#include "fmt_inline.h"
+#include "mathmode.h"
 
 #define SKV_LOG2E 1.4426950408889634074 /* RN64(log2 e) */
 #define SKV_LN2 0.69314718055994530942  /* RN64(ln 2) */
+/* The literal 1.44269504 of TileLang's example, xformers and Flex (Flex's
+ * RCP_LN2, common.py.jinja). In fp32 and every narrower format it rounds
+ * as RN64(log2 e) does (checked: both give 0x1.715476p+0 in fp32), so it
+ * also stands for FlashInfer's math::log2e. */
+#define LIT_LOG2E 1.44269504
+#define VLLM_EPS 1e-6 /* exp_sum + 1e-6f (attention_kernels.cuh) */
+
+/* The formulas, indexed by skv_formula (skv.h states each with its source).
+ *                         name      base        konst raw afma 2mul qsc bsum pnrm rcp lse */
+static const skv_formula_row formulas[SKV_NFORMULAS] = {
+	[SKV_FORMULA_SKV] = {"skv", -1, SKV_K_SKV, 0, 0, 0, 0, 0, 0, 0, SKV_L_SKV},
+	[SKV_FORMULA_FA2] = {"fa2", SKV_BASE_E2, SKV_K_F32D, 1, 0, 0, 0, 0, 0, 1, SKV_L_FA2},
+	[SKV_FORMULA_FA3] = {"fa3", SKV_BASE_E2, SKV_K_F32D, 1, 0, 0, 0, 0, 0, 1, SKV_L_FA3},
+	[SKV_FORMULA_TILELANG] = {"tilelang", SKV_BASE_2, SKV_K_LIT, 1, 1, 0, 0, 1, 0, 0, SKV_L_TL},
+	[SKV_FORMULA_FLEX] = {"flex", SKV_BASE_2, SKV_K_SKV, 0, 0, 1, 0, 1, 0, 0, SKV_L_SKV},
+	[SKV_FORMULA_XFORMERS] = {"xformers", SKV_BASE_E2, SKV_K_F32, 0, 0, 0, 0, 1, 0, 0, SKV_L_XF},
+	[SKV_FORMULA_VLLM] = {"vllm", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 0, 0, 1, 0, SKV_L_SKV},
+	[SKV_FORMULA_FLASHINFER] = {"flashinfer", SKV_BASE_2, SKV_K_F32, 0, 0, 0, 0, 0, 0, 1, SKV_L_SKV},
+	[SKV_FORMULA_QSCALE] = {"qscale", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 1, 0, 0, 0, SKV_L_SKV},
+	[SKV_FORMULA_TRITON] = {"triton", -1, SKV_K_SKV, 0, 0, 0, 0, 1, 0, 0, SKV_L_SKV},
+};
+
+const skv_formula_row *skv_formula_row_of(skv_formula f) { return &formulas[f]; }
+const char *skv_formula_name(skv_formula f) { return (unsigned)f < SKV_NFORMULAS ? formulas[f].name : NULL; }
+int skv_formula_base(skv_formula f) { return (unsigned)f < SKV_NFORMULAS ? formulas[f].base : -1; }
+
+int skv_formula_parse(skv_formula *f, const char *name)
+{
+	for (unsigned i = 0; f && name && i < SKV_NFORMULAS; i++)
+		if (strcmp(formulas[i].name, name) == 0) {
+			*f = (skv_formula)i;
+			return SKV_OK;
+		}
+	return SKV_EINVAL;
+}
+
+/* e in the split's arithmetic (exp2 unless the base is e), the
+ * reciprocal, division and logs, in compute under the config's math */
+static double k_exp(const skv_config *cfg, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return cfg->base != SKV_BASE_E ? skv_m_exp2(&m, cfg->compute, t) : skv_m_exp(&m, cfg->compute, t);
+}
+static double k_rcp(const skv_config *cfg, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_rcp(&m, cfg->compute, t);
+}
+static double k_div(const skv_config *cfg, skv_format f, double a, double b)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_div(&m, f, a, b);
+}
+static double k_log(const skv_config *cfg, skv_format f, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_log(&m, f, t);
+}
+static double k_log2(const skv_config *cfg, skv_format f, double t)
+{
+	skv_mth m = skv_mth_of(cfg);
+	return skv_m_log2(&m, f, t);
+}
 
 void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, const skv_config *cfg)
 {
 	/* FlashInfer and TileLang fold log2 e into the softmax scale on the host,
 	 * so the kernel multiplies once by a constant rounded once. */
-	double k = cfg->base != SKV_BASE_E ? SKV_LOG2E : 1.0;
-	sc->scale = skv_round_i(cfg->compute, scale * k);
-	sc->offset = skv_round_i(cfg->compute, lse_offset * k);
+	const skv_formula_row *f = &formulas[cfg->formula];
+	const skv_format c = cfg->compute;
+	double k = cfg->base != SKV_BASE_E ? SKV_LOG2E : 1.0, rs = skv_round_i(c, scale);
+	if (f->konst == SKV_K_F32D)
+		sc->scale = skv_round_i(c, rs * k); /* exact product in double, one rounding */
+	else if (f->konst == SKV_K_F32)
+		sc->scale = skv_mul_i(c, rs, skv_round_i(c, k == 1.0 ? 1.0 : LIT_LOG2E));
+	else if (f->konst == SKV_K_LIT)
+		sc->scale = skv_round_i(c, scale * (k == 1.0 ? 1.0 : LIT_LOG2E));
+	else
+		sc->scale = skv_round_i(c, scale * k);
+	sc->rscale = rs;
+	sc->k2 = skv_round_i(c, LIT_LOG2E);
+	if (f->raw)
+		sc->offset = skv_round_i(c, lse_offset / rs); /* the raw shift whose scaled value is the offset */
+	else if (f->two_mul || f->qscale)
+		sc->offset = skv_round_i(c, lse_offset);
+	else
+		sc->offset = skv_round_i(c, lse_offset * k);
 }
 
 double skv_lse_to_natural(double lse, skv_lse_base base) { return base == SKV_BASE_2 ? lse * SKV_LN2 : lse; }
 
-void skv_scan(double *m, double *l, double *acc, const double *q, const double *k, const double *v,
-	      size_t d, size_t lo, size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg,
-	      double *zbuf)
+void skv_scan_reset(skv_scan_state *st, size_t d, const skv_config *cfg)
 {
-	const skv_format c = cfg->compute, pf = cfg->p;
-	const int base2 = cfg->base != SKV_BASE_E; /* the split's arithmetic */
-	if (block == 0)
-		block = hi - lo;
-	double mm = *m, ll = *l;
-	/* b0 steps to the block's end, never by adding `block` (which may be
-	 * anything up to SIZE_MAX: no blocking) */
-	for (size_t b0 = lo, b1; b0 < hi; b0 = b1) {
-		b1 = hi - b0 < block ? hi : b0 + block;
-		/* Scores of the block: q . k_j accumulated by fma, as a tensor core
-		 * accumulates exact products; then the scale and the offset. */
-		double bmax = -INFINITY;
-		for (size_t j = b0; j < b1; j++) {
-			const double *kj = k + j * d;
-			double s = 0.0;
-			for (size_t i = 0; i < d; i++)
-				s = skv_fma_i(c, q[i], kj[i], s);
-			s = skv_add_i(c, skv_mul_i(c, s, sc->scale), sc->offset);
-			zbuf[j - b0] = s;
-			bmax = fmax(bmax, s);
-		}
-		double mnew = fmax(mm, bmax);
-		if (mnew == -INFINITY)
-			continue; /* only reachable with -inf scores: nothing to add */
-		if (mnew != mm) {
-			/* Rescale the running sum and output; when the max does not move
-			 * alpha = exp(0) = 1 exactly and the products are identities. */
-			double d_m = skv_sub_i(c, mm, mnew);
-			double alpha = base2 ? skv_exp2_i(c, d_m) : skv_exp_i(c, d_m);
-			ll = skv_mul_i(c, ll, alpha);
-			for (size_t i = 0; i < d; i++)
-				acc[i] = skv_mul_i(c, acc[i], alpha);
-			mm = mnew;
-		}
-		for (size_t j = b0; j < b1; j++) {
-			double t = skv_sub_i(c, zbuf[j - b0], mm);
-			double pj = base2 ? skv_exp2_i(c, t) : skv_exp_i(c, t);
-			ll = skv_add_i(c, ll, pj);
-			/* FlashAttention converts P to the input type before its
-			 * tensor-core P.V; the sum above uses the unrounded P. */
-			double pr = skv_round_i(pf, pj);
-			const double *vj = v + j * d;
-			for (size_t i = 0; i < d; i++)
-				acc[i] = skv_fma_i(c, pr, vj[i], acc[i]);
-		}
-	}
-	*m = mm;
-	*l = ll;
+	st->m = -INFINITY;
+	st->l = 0.0;
+	for (unsigned t = 0; st->lane && t < cfg->lanes; t++)
+		st->lane[t] = 0.0;
+	memset(st->acc, 0, d * sizeof *st->acc);
 }
 
-void skv_scan_finish(double *out, double *lse, double m, double l, const double *acc, size_t d,
-		     const skv_config *cfg)
+void skv_scan_query(double *qs, const double *q, size_t d, const skv_scan_consts *sc, const skv_config *cfg)
+{
+	for (size_t i = 0; i < d; i++)
+		qs[i] = formulas[cfg->formula].qscale ? skv_mul_i(cfg->compute, q[i], sc->rscale) : q[i];
+}
+
+/* The score of key kj: q . kj accumulated by fma in compute, as a tensor
+ * core accumulates exact products, then the formula's scale and offset. */
+static double score(const double *q, const double *kj, size_t d, const skv_scan_consts *sc, const skv_formula_row *f,
+		    skv_format c)
+{
+	double s = 0.0;
+	for (size_t i = 0; i < d; i++)
+		s = skv_fma_i(c, q[i], kj[i], s);
+	if (f->raw || f->qscale)
+		return skv_add_i(c, s, sc->offset);
+	if (f->two_mul)
+		return skv_mul_i(c, skv_add_i(c, skv_mul_i(c, s, sc->rscale), sc->offset), sc->k2);
+	return skv_add_i(c, skv_mul_i(c, s, sc->scale), sc->offset);
+}
+
+/* One accumulator update, computed in compute and kept in the
+ * accumulator's format when it has its own (llama.cpp CPU's fp16). */
+static double acc_keep(const skv_config *cfg, double x)
+{
+	return cfg->acc ? skv_round_i((skv_format)(cfg->acc - 1), x) : x;
+}
+
+/* The rescale of the running state when the max moves from mo to mn. */
+static void rescale(skv_scan_state *st, double mo, double mn, size_t d, const skv_scan_consts *sc,
+		    const skv_formula_row *f, const skv_config *cfg, double *alpha)
 {
 	const skv_format c = cfg->compute;
+	double a;
+	if (f->raw && f->alpha_fma)
+		a = k_exp(cfg, skv_fma_i(c, mo, sc->scale, -skv_mul_i(c, mn, sc->scale)));
+	else if (f->raw)
+		a = k_exp(cfg, skv_mul_i(c, skv_sub_i(c, mo, mn), sc->scale));
+	else
+		a = k_exp(cfg, skv_sub_i(c, mo, mn));
+	*alpha = a;
+	if (!f->blocksum) {
+		if (cfg->lanes > 1)
+			for (unsigned t = 0; t < cfg->lanes; t++)
+				st->lane[t] = skv_mul_i(c, st->lane[t], a);
+		else
+			st->l = skv_mul_i(c, st->l, a);
+	}
+	for (size_t i = 0; i < d; i++)
+		st->acc[i] = acc_keep(cfg, skv_mul_i(c, st->acc[i], a));
+}
+
+/* p of a score z against the running max m (finite). */
+static double prob(double z, double m, const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
+{
+	const skv_format c = cfg->compute;
+	if (f->raw)
+		return k_exp(cfg, skv_fma_i(c, z, sc->scale, -skv_mul_i(c, m, sc->scale)));
+	return k_exp(cfg, skv_sub_i(c, z, m));
+}
+
+/* Adds p (of key j, range start lo) to the exp-sum: its lane's, or the one
+ * sum. */
+static void sum_add(skv_scan_state *st, double p, size_t j, size_t lo, const skv_config *cfg)
+{
+	if (cfg->lanes > 1) {
+		size_t g = cfg->lane_keys ? cfg->lane_keys : 1, t = (j - lo) / g % cfg->lanes;
+		st->lane[t] = skv_add_i(cfg->compute, st->lane[t], p);
+	} else {
+		st->l = skv_add_i(cfg->compute, st->l, p);
+	}
+}
+
+/* One block [b0, b1) of the online softmax. */
+static void scan_block(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t b0,
+		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+{
+	const skv_format c = cfg->compute, pf = cfg->p;
+	const skv_formula_row *f = &formulas[cfg->formula];
+	double bmax = -INFINITY, alpha = 1.0, bs = 0.0;
+	for (size_t j = b0; j < b1; j++) {
+		zbuf[j - b0] = score(q, k + j * d, d, sc, f, c);
+		bmax = fmax(bmax, zbuf[j - b0]);
+	}
+	double mnew = fmax(st->m, bmax);
+	if (mnew == -INFINITY)
+		return; /* only reachable with -inf scores: nothing to add */
+	/* When the max does not move alpha = e(0) = 1 exactly and the products
+	 * would be identities, so only a moving max rescales. */
+	if (mnew != st->m)
+		rescale(st, st->m, mnew, d, sc, f, cfg, &alpha);
+	st->m = mnew;
+	for (size_t j = b0; j < b1; j++) {
+		double pj = prob(zbuf[j - b0], st->m, sc, f, cfg);
+		if (f->blocksum)
+			bs = skv_add_i(c, bs, pj);
+		else
+			sum_add(st, pj, j, lo, cfg);
+		/* FlashAttention converts P to the input type before its
+		 * tensor-core P.V; the sum above uses the unrounded P. */
+		double pr = skv_round_i(pf, pj);
+		const double *vj = v + j * d;
+		for (size_t i = 0; i < d; i++)
+			st->acc[i] = acc_keep(cfg, skv_fma_i(c, pr, vj[i], st->acc[i]));
+	}
+	if (f->blocksum)
+		st->l = skv_fma_i(c, st->l, alpha, bs);
+}
+
+/* vLLM's split: every score first, the max, the exp-sum, then P
+ * normalised by RN(1/RN(l + RN(1e-6))) and rounded to cfg->p before P.V;
+ * the accumulator is then the partial itself. */
+static void scan_pnorm(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
+		       size_t hi, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+{
+	const skv_format c = cfg->compute;
+	const skv_formula_row *f = &formulas[cfg->formula];
+	double m = -INFINITY;
+	for (size_t j = lo; j < hi; j++) {
+		zbuf[j - lo] = score(q, k + j * d, d, sc, f, c);
+		m = fmax(m, zbuf[j - lo]);
+	}
+	if (m == -INFINITY)
+		return;
+	st->m = m;
+	for (size_t j = lo; j < hi; j++) {
+		zbuf[j - lo] = prob(zbuf[j - lo], m, sc, f, cfg);
+		sum_add(st, zbuf[j - lo], j, lo, cfg);
+	}
+	double l = cfg->lanes > 1 ? skv_butterfly(st->lane, cfg->lanes, c) : st->l;
+	double inv = k_rcp(cfg, skv_add_i(c, l, skv_round_i(c, VLLM_EPS)));
+	for (size_t j = lo; j < hi; j++) {
+		double pr = skv_round_i(cfg->p, skv_mul_i(c, zbuf[j - lo], inv));
+		const double *vj = v + j * d;
+		for (size_t i = 0; i < d; i++)
+			st->acc[i] = acc_keep(cfg, skv_fma_i(c, pr, vj[i], st->acc[i]));
+	}
+}
+
+void skv_scan(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
+	      size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+{
+	if (formulas[cfg->formula].pnorm) {
+		scan_pnorm(st, q, k, v, d, lo, hi, sc, cfg, zbuf);
+		return;
+	}
+	const size_t n = hi - lo;
+	if (block == 0 || block > n)
+		block = n;
+	if (n == 0)
+		return;
+	/* Blocks cut from lo (the last may be short), visited in cfg's order;
+	 * nb * block never exceeds n + block - 1, and b0 = lo + i * block <= hi. */
+	const size_t nb = n / block + (n % block != 0);
+	for (size_t i = 0; i < nb; i++) {
+		size_t bi = cfg->blocks == SKV_BLOCKS_REVERSE ? nb - 1 - i : i, b0 = lo + bi * block;
+		size_t b1 = hi - b0 < block ? hi : b0 + block;
+		scan_block(st, q, k, v, d, b0, b1, lo, sc, cfg, zbuf);
+	}
+}
+
+double skv_butterfly(const double *lane, size_t T, skv_format c)
+{
+	/* masks W/2 .. 1 inside each warp of W = min(T, 32) lanes, then T/2 ..
+	 * W across warps (lane t of warp j meets the same lane of warp j xor
+	 * (mask / W)); every lane is kept, as every thread holds one */
+	const size_t W = T < 32 ? T : 32;
+	double a[1024], b[1024];
+	size_t masks[24], nm = 0;
+	for (size_t m = W / 2; m >= 1; m /= 2)
+		masks[nm++] = m;
+	for (size_t m = T / 2; m >= W; m /= 2)
+		masks[nm++] = m;
+	memcpy(a, lane, T * sizeof *a);
+	for (size_t i = 0; i < nm; i++) {
+		for (size_t t = 0; t < T; t++)
+			b[t] = skv_add_i(c, a[t], a[t ^ masks[i]]);
+		memcpy(a, b, T * sizeof *a);
+	}
+	return a[0];
+}
+
+/* The LSE of a finished split, as the formula writes it. m is the
+ * formula's max (raw or scaled), ms the scaled one. */
+static double split_lse(double m, double ms, double l, const skv_scan_consts *sc, const skv_config *cfg)
+{
+	const skv_format c = cfg->compute, lf = cfg->lse;
+	switch (formulas[cfg->formula].lse) {
+	case SKV_L_FA2:
+		return skv_fma_i(c, m, sc->rscale, k_log(cfg, c, l));
+	case SKV_L_FA3:
+		return skv_fma_i(c, m, skv_mul_i(c, sc->scale, skv_round_i(c, SKV_LN2)), k_log(cfg, c, l));
+	case SKV_L_TL:
+		return skv_fma_i(c, m, sc->scale, k_log2(cfg, c, l));
+	case SKV_L_XF: /* in the LSE's own format, from the compute-format m and l */
+		return k_div(cfg, lf, skv_add_i(lf, k_log2(cfg, lf, l), m), skv_round_i(c, LIT_LOG2E));
+	default:
+		break;
+	}
+	if (cfg->base == SKV_BASE_E2)
+		/* FlashAttention: lse = row_max * softmax_scale + log(row_sum), one
+		 * fused multiply-add; here m is in log2 units, so the factor is ln 2 */
+		return skv_fma_i(c, ms, skv_round_i(c, SKV_LN2), k_log(cfg, c, l));
+	return skv_add_i(c, ms, cfg->base == SKV_BASE_2 ? k_log2(cfg, c, l) : k_log(cfg, c, l));
+}
+
+void skv_scan_finish(double *out, double *lse, double *m_out, double *l_out, const skv_scan_state *st,
+		     size_t d, const skv_scan_consts *sc, const skv_config *cfg)
+{
+	const skv_format c = cfg->compute;
+	const skv_formula_row *f = &formulas[cfg->formula];
+	double l = st->l;
+	if (cfg->lanes > 1 && !f->blocksum)
+		l = skv_butterfly(st->lane, cfg->lanes, c);
+	double ms = f->raw && st->m != -INFINITY ? skv_mul_i(c, st->m, sc->scale) : st->m;
+	*m_out = cfg->base == SKV_BASE_E2 ? skv_mul_i(c, ms, skv_round_i(c, SKV_LN2)) : ms;
+	*l_out = l;
 	if (l == 0.0) {
 		for (size_t i = 0; i < d; i++)
 			out[i] = 0.0;
 		*lse = -INFINITY;
 		return;
 	}
+	double r = f->rcp ? k_rcp(cfg, l) : 0.0;
 	for (size_t i = 0; i < d; i++)
-		out[i] = skv_div_i(c, acc[i], l);
-	if (cfg->base == SKV_BASE_E2) {
-		/* FlashAttention: lse = row_max * softmax_scale + log(row_sum), one
-		 * fused multiply-add; here m is in log2 units, so the factor is ln 2 */
-		*lse = skv_fma_i(c, m, skv_round_i(c, SKV_LN2), skv_log_i(c, l));
-		return;
-	}
-	double lg = cfg->base == SKV_BASE_2 ? skv_log2_i(c, l) : skv_log_i(c, l);
-	*lse = skv_add_i(c, m, lg);
-}
-
-double skv_scan_max_out(double m, const skv_config *cfg)
-{
-	return cfg->base == SKV_BASE_E2 ? skv_mul_i(cfg->compute, m, skv_round_i(cfg->compute, SKV_LN2)) : m;
+		out[i] = f->pnorm ? st->acc[i] : f->rcp ? skv_mul_i(c, st->acc[i], r) : k_div(cfg, c, st->acc[i], l);
+	*lse = split_lse(st->m, ms, l, sc, cfg);
 }

@@ -3,31 +3,89 @@
 #define SKV_SCAN_H
 #include "skv.h"
 
-/* The two constants a kernel folds into its scores, rounded once to the
- * compute format: the softmax scale (times log2 e in base 2) and the LSE
- * offset of the experiments (times log2 e in base 2). */
+/* How the score constant c is formed (d: the double softmax scale, k:
+ * log2 e where the base is 2 or e2, else 1; RN to compute). */
+enum {
+	SKV_K_SKV = 0, /* RN(d k), one rounding of the exact product */
+	SKV_K_F32D,    /* RN(RN(d) k): an fp32 scale times a double constant (FA2, FA3) */
+	SKV_K_F32,     /* RN(RN(d) RN(k)): both in compute (xformers, FlashInfer) */
+	SKV_K_LIT      /* RN(d 1.44269504): the literal of TileLang's example */
+};
+
+/* How the split's LSE is formed. */
+enum {
+	SKV_L_SKV = 0, /* per base: m + log l, m + log2 l, fma(m, RN(ln 2), log l) */
+	SKV_L_FA2,     /* fma(m_raw, RN(scale), log l) */
+	SKV_L_FA3,     /* fma(m_raw, RN(c RN(ln 2)), log l) */
+	SKV_L_TL,      /* fma(m_raw, c, log2 l) */
+	SKV_L_XF       /* RN_lse(RN_lse(log2_lse(l) + m) / RN(1.44269504)) */
+};
+
+/* One row of the formula table (lib/scan.c; skv.h states each formula). */
 typedef struct {
-	double scale, offset;
+	const char *name;
+	int base;     /* the required skv_lse_base, -1 for any */
+	int konst;    /* SKV_K_* */
+	int raw;      /* raw scores: p = e(fma(r, c, -RN(m c))) */
+	int alpha_fma; /* raw: alpha = e(fma(m_old, c, -RN(m c))), else e(RN(RN(m_old - m) c)) */
+	int two_mul;  /* Flex: s = RN(RN(RN(q.k) RN(scale)) + RN(off)) RN(1.44269504) */
+	int qscale;   /* q_i pre-scaled by RN(scale) */
+	int blocksum; /* l = fma(l, alpha, sum of the block's p) */
+	int pnorm;    /* vLLM: p normalised by RN(1/RN(l + RN(1e-6))) before P.V, o = acc */
+	int rcp;      /* o = RN(acc RN(1/l)) */
+	int lse;      /* SKV_L_* */
+} skv_formula_row;
+
+const skv_formula_row *skv_formula_row_of(skv_formula f);
+
+/* The constants a kernel folds into its scores, rounded to the compute
+ * format: c (the scale, times log2 e in base 2 and e2), the raw scale, the
+ * offset as the formula adds it, and Flex's second multiplier. */
+typedef struct {
+	double scale;  /* c */
+	double rscale; /* RN(scale): the raw formulas' LSE factor and qscale's */
+	double offset; /* RN(offset k); raw: RN(offset / RN(scale)); flex and qscale: RN(offset) */
+	double k2;     /* flex: RN(1.44269504) */
 } skv_scan_consts;
 
 void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, const skv_config *cfg);
 
-/* Folds keys [lo, hi) of (k, v) into the running state (*m, *l, acc[d]) of
- * query q, in blocks of `block` keys (0: one block), every operation in
- * cfg->compute and P rounded to cfg->p before P.V. The state starts as
- * m = -inf, l = 0, acc = 0; zbuf has room for one block of scores. */
-void skv_scan(double *m, double *l, double *acc, const double *q, const double *k, const double *v,
-	      size_t d, size_t lo, size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg,
-	      double *zbuf);
+/* The running state of one query row. m is the running max in the units
+ * the formula keeps (scaled scores, or raw ones for the raw formulas), l
+ * the exp-sum when lanes <= 1, lane[] the per-lane sums otherwise. */
+typedef struct {
+	double m, l;
+	double *lane; /* [lanes], or NULL */
+	double *acc;  /* [d] */
+} skv_scan_state;
 
-/* Ends a scan: out = acc / l and *lse = m + log(l) (log2 in base 2), in
- * compute; an empty state (l == 0) gives out = 0 and lse = -inf. */
-void skv_scan_finish(double *out, double *lse, double m, double l, const double *acc, size_t d,
-		     const skv_config *cfg);
+/* Sets st to the empty state: m = -inf, sums and acc 0. */
+void skv_scan_reset(skv_scan_state *st, size_t d, const skv_config *cfg);
 
-/* The running max as the split writes it: in the LSE's units (for
- * SKV_BASE_E2 the log2-unit max times ln 2, rounded in compute). */
-double skv_scan_max_out(double m, const skv_config *cfg);
+/* Folds keys [lo, hi) of (k, v) into st for query q (already q-scaled by
+ * the caller for qscale), in blocks of `block` keys (0: one block; forced
+ * to one block by pnorm formulas), every operation in cfg->compute and P
+ * rounded to cfg->p before P.V; blocks visited in cfg->blocks order. zbuf
+ * holds one block of scores (pnorm: the whole range). */
+void skv_scan(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
+	      size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf);
+
+/* Ends a scan: the lanes' butterfly, o = acc / l as the formula divides,
+ * the LSE as the formula writes it (in the config's base), and the max as
+ * the split writes it (*m_out, in the LSE's units: in base e2 the log2-unit
+ * max times ln 2, rounded in compute). An empty state (l == 0) gives o = 0,
+ * lse = -inf, *l_out = 0. */
+void skv_scan_finish(double *out, double *lse, double *m_out, double *l_out, const skv_scan_state *st,
+		     size_t d, const skv_scan_consts *sc, const skv_config *cfg);
+
+/* The butterfly of T lane sums (T a power of two, at most 1024):
+ * x_t = x_t + x_(t xor k) in format c for k = w/2, ..., 1 within warps of
+ * w = min(T, 32) lanes, then for k = T/2, ..., w across the warps; lane
+ * 0's value. lane[] is not changed. */
+double skv_butterfly(const double *lane, size_t T, skv_format c);
+
+/* q'_i = RN(q_i RN(scale)) into qs[d] for the qscale formula; else a copy. */
+void skv_scan_query(double *qs, const double *q, size_t d, const skv_scan_consts *sc, const skv_config *cfg);
 
 /* Converts an LSE in the config's base to natural log units in double
  * (exact enough: one rounding, relative 2^-53). */

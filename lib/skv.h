@@ -327,7 +327,176 @@ const char *skv_lse_base_name(skv_lse_base b);
 /* Parses those names. SKV_EINVAL for anything else (b untouched). */
 int skv_lse_base_parse(skv_lse_base *b, const char *name);
 
-/* The format of each stage of a decode kernel. */
+/* The order of the key blocks inside a split. Blocks are cut from the
+ * split's first key (the last may be short) and the online softmax visits
+ * them in this order. */
+typedef enum {
+	SKV_BLOCKS_FORWARD = 0, /* first to last (skv's own, TileLang, Triton kernels) */
+	SKV_BLOCKS_REVERSE = 1  /* last to first: FlashAttention 2 and 3 iterate
+	                         * n_block from n_block_max - 1 down
+	                         * (csrc/flash_attn/src/flash_fwd_kernel.h:830,944;
+	                         * hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:793,861
+	                         * at Dao-AILab/flash-attention 0251105a) */
+} skv_blocks;
+#define SKV_NBLOCKS 2
+
+/* The score, normalisation and LSE formulas of a split kernel, each as a
+ * system writes it (lib/scan.c holds them as one table; c is the compute
+ * format, RN rounds to it, k = log2 e where the base is 2 or e2, else 1,
+ * m the running max, l the exp-sum, acc the P.V accumulator):
+ *   skv        skv's own: s = RN(RN(q.k) RN(scale k)) + RN(offset k),
+ *              p = e(RN(s - m)), alpha = e(RN(m_old - m)), l = RN(l alpha)
+ *              then l = RN(l + p) key by key, o = RN(acc / l), LSE per
+ *              base (e: m + log l; 2: m + log2 l; e2: fma(m, RN(ln 2), log l)).
+ *   fa2        raw scores r = RN(q.k) + RN(offset / RN(scale)) with the max
+ *              taken on them; c = RN(RN(scale) log2 e) (flash_api.cpp:
+ *              params.scale_softmax_log2 = softmax_scale * M_LOG2E);
+ *              p = exp2(fma(r, c, -RN(m c))), alpha = exp2(RN(RN(m_old - m) c))
+ *              (csrc/flash_attn/src/softmax.h:76-88, 148-160: nvcc fuses
+ *              x * scale - max_scaled into one FFMA); o = RN(acc RN(1/l));
+ *              LSE = fma(m, RN(scale), log l), natural (softmax.h:180,
+ *              row_max * softmax_scale + __logf(sum) contracted). Base e2.
+ *   fa3        as fa2 with LSE = fma(m, RN(c RN(ln 2)), log l)
+ *              (hopper/softmax.h:151: row_max * (softmax_scale_log2 *
+ *              float(M_LN2)) + __logf(sum)). Base e2.
+ *   tilelang   raw scores, c = RN(scale 1.44269504) (the example's
+ *              `scale = (1.0 / dim) ** 0.5 * 1.44269504`), p = exp2(fma(r, c,
+ *              -RN(m c))), alpha = exp2(fma(m_old, c, -RN(m c))), l = fma(l,
+ *              alpha, sum of the block's p), o = RN(acc / l), LSE = fma(m, c,
+ *              log2 l) (examples/flash_decoding/example_gqa_decode.py:124-152
+ *              at tile-ai/tilelang a35008a4; the fused forms are nvcc's
+ *              contraction of a * b - c * d and a * b + c, inferred). Base 2.
+ *   flex       s = RN(RN(RN(q.k) RN(scale)) + RN(offset)) RN(1.44269504): the
+ *              scale, then the score_mod (skv's offset), then RCP_LN2
+ *              (torch/_inductor/kernel/flex/templates/common.py.jinja at
+ *              pytorch/pytorch 05382727); l = fma(l, alpha, sum of the
+ *              block's p) (Triton fuses l_i * alpha + tl.sum(p, 1)). Base 2.
+ *   xformers   c = RN(RN(scale) RN(1.44269504)) (splitk_kernels.py:361-362),
+ *              l = fma(l, alpha, sum of the block's p) (:527), and the LSE
+ *              evaluated in the LSE storage format from the compute-format m
+ *              (log2 units) and l: RN(RN(log2(l) + m) / RN_c(1.44269504))
+ *              (:580-585 at facebookresearch/xformers 4c82fc33). Base e2.
+ *   vllm       the split as one block (the partition's max first): p =
+ *              e(RN(s - m)), l as skv sums it, then P normalised before P.V:
+ *              p' = RN(p RN(1/RN(l + RN(1e-6)))) (__fdividef(1.f, exp_sum +
+ *              1e-6f)), rounded to cfg->p; o = acc (csrc/attention/
+ *              attention_kernels.cuh at vllm-project/vllm 04d1abd3). Base e;
+ *              contiguous splits only.
+ *   flashinfer c = RN(RN(scale) RN(log2 e)) (variants.cuh: sm_scale * math::log2e),
+ *              o = RN(acc RN(1/l)) (the decode's o * rcp(d)). Base 2.
+ *   triton     skv's scores, with each block's exp-sum formed first and
+ *              folded as l = fma(l, alpha, sum of the block's p): Triton's
+ *              `e_sum = e_sum * re_scale + tl.sum(p, 0)` (SGLang's
+ *              decode_attention.py _fwd_kernel_stage1 and
+ *              _fwd_grouped_kernel_stage1 at sgl-project/sglang 03cd2ec4) and
+ *              `L = L * alpha + l_j` (vLLM's kernel_unified_attention_3d,
+ *              triton_unified_attention.py at 001ceb3e); the fusion is
+ *              Triton's (inferred). Any base.
+ *   qscale     q pre-scaled, q'_i = RN(q_i RN(scale)), s = RN(q'.k) +
+ *              RN(offset), as llama.cpp's CUDA vec kernel scales Q_reg
+ *              (src/ggml-cuda/fattn-vec.cuh:240-245 at ggml-org/ggml d99724f2).
+ *              Base e.
+ * Dot products are fma chains in compute in every formula (a tensor core's
+ * exact products; the systems' per-thread partial dots and shuffles are
+ * not modelled). */
+typedef enum {
+	SKV_FORMULA_SKV = 0,
+	SKV_FORMULA_FA2 = 1,
+	SKV_FORMULA_FA3 = 2,
+	SKV_FORMULA_TILELANG = 3,
+	SKV_FORMULA_FLEX = 4,
+	SKV_FORMULA_XFORMERS = 5,
+	SKV_FORMULA_VLLM = 6,
+	SKV_FORMULA_FLASHINFER = 7,
+	SKV_FORMULA_QSCALE = 8,
+	SKV_FORMULA_TRITON = 9
+} skv_formula;
+#define SKV_NFORMULAS 10
+
+/* Approximate GPU math: a bound model, NOT the hardware's bits.
+ *
+ * Every GPU kernel modelled here but TileLang's is built with fast math or
+ * calls the approximate instructions directly, whose results are not
+ * correctly rounded and whose exact bits NVIDIA does not document. A math
+ * mode other than exact replaces each fp32 exp, exp2, log, log2, division
+ * and reciprocal of the kernel and the merge by the correctly rounded
+ * result r moved by n representable fp32 values, n drawn uniformly from the
+ * n the instruction's documented maximum error allows (measured from r, as
+ * the CUDA Programming Guide measures its ulp errors), deterministically
+ * from (math_seed, the operation, its argument bits): the same inputs give
+ * the same result on every machine, thread count and call order, and
+ * different seeds give different admissible results, so a sweep over seeds
+ * shows how far the approximations can move an output. It does not
+ * reproduce any particular GPU. Operations in other formats stay correctly
+ * rounded (the instructions are .f32). The bounds (CUDA C++ Programming
+ * Guide, legacy edition for CUDA 13, chapter 17, tables 17 and 21; PTX ISA
+ * 9.1, sections 9.7.3.8, 9.7.3.13, 9.7.3.20, 9.7.3.21):
+ *   SKV_MATH_FAST (nvcc --use_fast_math; FlashInfer's and Triton's direct
+ *   use of ex2.approx.ftz, lg2.approx.ftz, rcp.approx.ftz, div.full):
+ *     exp   __expf: 2 + floor(|1.173 a|) ulp
+ *     exp2  ex2.approx.ftz.f32: 2 ulp over the full range
+ *     log   __logf: 2^-21.41 absolute for a in [0.5, 2], else 3 ulp
+ *     log2  lg2.approx.ftz.f32: 2^-22 absolute for a in (0.5, 2), else
+ *           2^-22 relative
+ *     div   div.full.f32 and __fdividef: 2 ulp
+ *     rcp   rcp.approx.ftz.f32: 1 ulp
+ *   and flush to zero: a subnormal argument reads as a signed zero and a
+ *   subnormal result becomes a signed zero (the .ftz instructions; nvcc's
+ *   --use_fast_math implies -ftz=true, whose effect on the additions and
+ *   multiplications is not modelled).
+ *   SKV_MATH_CUDA (the CUDA math library without fast math: TileLang's
+ *   default, tilelang/cuda/backend.py): expf and exp2f 2 ulp, logf and
+ *   log2f 1 ulp, IEEE division and reciprocal (0 ulp), no flushing.
+ * The special values of the PTX tables stay exact (NaN; exp2(-inf) = +0,
+ * exp2(+-0) = 1, exp2(+inf) = +inf; log2(+-0) = -inf, log2(+inf) = +inf,
+ * log2 of a negative is NaN; 1/+-0 = +-inf, 1/+-inf = +-0), and so does any
+ * r that is 0, infinite or NaN; a finite r never moves to infinity. */
+typedef enum {
+	SKV_MATH_EXACT = 0, /* correctly rounded, skv's arithmetic */
+	SKV_MATH_FAST = 1,
+	SKV_MATH_CUDA = 2
+} skv_math;
+#define SKV_NMATHS 3
+
+typedef enum {
+	SKV_MOP_EXP = 0,
+	SKV_MOP_EXP2 = 1,
+	SKV_MOP_LOG = 2,
+	SKV_MOP_LOG2 = 3,
+	SKV_MOP_DIV = 4, /* a / b */
+	SKV_MOP_RCP = 5  /* 1 / a */
+} skv_math_op;
+#define SKV_NMOPS 6
+
+/* "exact", "fast", "cuda"; NULL for an unknown value. */
+const char *skv_math_name(skv_math m);
+/* Parses those names. SKV_EINVAL for anything else (m untouched). */
+int skv_math_parse(skv_math *m, const char *name);
+
+/* *y = op(a[, b]) in format f under mode m and seed, as the kernels and
+ * merges compute it (b is read by SKV_MOP_DIV only). SKV_EINVAL for a bad
+ * mode, op or format (nothing written). */
+int skv_math_apply(double *y, skv_math m, skv_math_op op, skv_format f, double a, double b, uint64_t seed);
+
+/* The documented bound of op at (a, b) in mode m for fp32 (see above):
+ * *ulps, the bound in fp32 ulps (0 when it is absolute or relative), and
+ * *abs_err, the bound as an absolute error (0 when it is in ulps; a
+ * relative bound is given as |r| times it). Exact mode and other formats:
+ * both 0. SKV_EINVAL for a bad mode, op or format. */
+int skv_math_bound(double *ulps, double *abs_err, skv_math m, skv_math_op op, skv_format f, double a, double b);
+
+/* The P.V accumulator's format in skv_config.acc: 0 keeps it in compute
+ * (every system but llama.cpp CPU); SKV_ACC(f) holds it in format f, every
+ * update computed in compute and rounded to f (llama.cpp CPU with f16 V:
+ * ggml_vec_mad_f16 stores fp16(fma(v, p, acc)) in fp32 and ggml_vec_scale_f16
+ * fp16(acc alpha) after every key, src/ggml-cpu/vec.h and
+ * simd-mappings.h:596-647 at ggml-org/ggml d99724f2 on x86 with F16C and FMA). */
+#define SKV_ACC(f) (1 + (int)(f))
+
+/* The format of each stage of a decode kernel, and the kernel's
+ * mechanisms. Every mechanism's 0 is skv's own kernel as it was before
+ * they existed, so skv_config_uniform() and a zeroed tail give the old
+ * bits. */
 typedef struct {
 	skv_format input;   /* q, K, V as stored */
 	skv_format compute; /* scores, running max, exp, sums, P.V accumulation */
@@ -337,12 +506,42 @@ typedef struct {
 	skv_format combine; /* arithmetic of the merge */
 	skv_format output;  /* the final result */
 	skv_lse_base base;
+	skv_blocks blocks;   /* the order of the key blocks inside a split */
+	int acc;             /* P.V accumulator format: 0 (compute) or SKV_ACC(f) */
+	skv_formula formula; /* score, normalisation and LSE formulas */
+	/* The exp-sum of a split strided over `lanes` lanes (0 or 1: one
+	 * sequential sum; else a power of two up to 1024): key j of a range
+	 * starting at lo goes to lane ((j - lo) / lane_keys) mod lanes, each
+	 * lane keeps its own sum (rescaled by every alpha) and the split ends
+	 * with the butterfly of SKV_ORDER_LANES; formulas that sum each block
+	 * first (tilelang, flex, xformers, triton) ignore the lanes. FA2 and
+	 * FA3: 4 lanes of 2 keys (each thread of a row's quad sums its columns
+	 * in thread_reduce_, quad_allreduce_ adds them at the end, softmax.h:
+	 * 46-60, 167; that thread t holds columns 2t, 2t + 1 of every 8 is
+	 * inferred from the mma.sync C-fragment layout); vLLM: 128 lanes of 1
+	 * key (exp_sum per thread, then block_sum, attention_kernels.cuh). */
+	unsigned lanes, lane_keys; /* lane_keys 0 means 1 */
+	skv_math math;      /* exact, or an approximate-math bound model (above) */
+	uint64_t math_seed; /* its seed */
 } skv_config;
 
-/* Every stage in format f, natural base. */
+/* "forward", "reverse"; "skv", "fa2", "fa3", "tilelang", "flex",
+ * "xformers", "vllm", "flashinfer", "qscale", "triton"; NULL for an unknown
+ * value. */
+const char *skv_blocks_name(skv_blocks b);
+const char *skv_formula_name(skv_formula f);
+/* Parse those names. SKV_EINVAL for anything else (the output untouched). */
+int skv_blocks_parse(skv_blocks *b, const char *name);
+int skv_formula_parse(skv_formula *f, const char *name);
+/* The base a formula requires (-1: any, for skv); -1 for an unknown value. */
+int skv_formula_base(skv_formula f);
+
+/* Every stage in format f, natural base, every mechanism 0. */
 skv_config skv_config_uniform(skv_format f);
 /* SKV_EINVAL if a field is out of range, or a stage is given a scale-only
- * format (e8m0, ue4m3: they hold no signed value). */
+ * format (e8m0, ue4m3: they hold no signed value), the accumulator format
+ * is not a value format, lanes is not 0 or a power of two up to 1024,
+ * lane_keys exceeds 1024, or the formula's base is not cfg->base. */
 int skv_config_check(const skv_config *c);
 
 /* -------------------------------------------------------------- split kernel */
@@ -373,7 +572,9 @@ int skv_bounds_even(size_t *bounds, size_t n, size_t S);
  * allowed) exactly as a decode kernel does: inside each split an online
  * softmax over blocks of `block` keys (0: the whole split is one block) in
  * cfg->compute, with P rounded to cfg->p before P.V; then o = acc / l and
- * lse = m + log(l) (log2 in base 2) in compute. The result is left in the
+ * lse = m + log(l) (log2 in base 2) in compute. The mechanisms of cfg
+ * (block order, accumulator format, formula, lanes) change these steps as
+ * skv_config documents; with all of them 0 the kernel is the one below. The result is left in the
  * compute format (skv_partials_store rounds it for storage), so one kernel
  * run serves every storage format. Scores are
  *   s_j = RN(RN(q . k_j) * RN(scale)) + RN(lse_offset)        base e
@@ -382,6 +583,22 @@ int skv_bounds_even(size_t *bounds, size_t n, size_t S);
  * acc = 0, l = 0, m = lse = -inf. */
 int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,
 		     size_t S, size_t block, double lse_offset, const skv_config *cfg);
+
+/* The split kernel over interleaved tiles (llama.cpp's CUDA vec kernel:
+ * block y of gridDim.y = S takes the 128-key tiles y, y + S, y + 2S, ...,
+ * src/ggml-cuda/fattn-vec.cuh:250-256 at ggml-org/ggml d99724f2). The keys
+ * fall in ntiles tiles [tiles[t], tiles[t+1]) (ntiles + 1 entries,
+ * nondecreasing, tiles[0] == 0, tiles[ntiles] == n), and tile t belongs to
+ * split t mod S: the layout skv_heur_splits gives with plan.tile > 0
+ * (pass its bounds and nbounds - 1 tiles). Each split runs one online
+ * softmax over its tiles in order (last to first with SKV_BLOCKS_REVERSE),
+ * in blocks of `block` keys inside each tile (0: a tile is one block). A
+ * split without tiles is empty. skv_split_kernel(bounds, S) is this with S
+ * tiles. SKV_EINVAL as skv_split_kernel, or ntiles == 0, or
+ * SKV_FORMULA_VLLM (which needs a split's keys contiguous) with a split of
+ * more than one tile. */
+int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
+			   size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg);
 
 /* Rounds o and acc to cfg->partial and lse, m, l to cfg->lse, as the kernel
  * writes them to global memory. dst may equal src. */
@@ -394,9 +611,65 @@ typedef enum {
 	SKV_MERGE_PAIRWISE = 1, /* online state merge folded over splits (FlashInfer) */
 	SKV_MERGE_MEAN = 2,     /* wrong on purpose: plain mean of the partials */
 	SKV_MERGE_SUM = 3,      /* wrong on purpose: plain sum of the partials */
-	SKV_MERGE_FLEX = 4      /* max and sum kept apart, unnormalized acc (Flex) */
+	SKV_MERGE_FLEX = 4,     /* max and sum kept apart, unnormalized acc (Flex) */
+	SKV_MERGE_ONEPASS_NORM = 5, /* FA3: normalised weights, see below */
+	SKV_MERGE_RATIO = 6,    /* xformers: sum e_s O_s / sum e_s */
+	SKV_MERGE_VLLM = 7,     /* vLLM paged_attention_v2's reduce */
+	SKV_MERGE_RUNNING = 8   /* llama.cpp CPU: running merge of (m, l, acc) */
 } skv_merge;
-#define SKV_NMERGES 5
+#define SKV_NMERGES 9
+
+/*
+ * The rules, every operation in cfg->combine (e = exp, or exp2 in base 2;
+ * M = max_s L_s over the stored LSEs, or over the split maxes m_s where
+ * the rule reads them; "norm" is the spec's final normalisation, a
+ * division or a multiplication by the rounded reciprocal):
+ *   onepass   L = M + log sum_s e(L_s - M), out = sum_s fma(e(L_s - L), O_s)
+ *             (FlashAttention 2, csrc/flash_attn/src/flash_fwd_kernel.h:1183-1264
+ *             at Dao-AILab/flash-attention 0251105a; TileLang's example).
+ *   pairwise  the online state merge folded over the splits, each split a
+ *             state (L_s, 1, O_s): m = max, x = e(m_a - m), y = e(m_b - m),
+ *             d = fma(d_a, x, d_b y), acc = fma(acc_a, x, acc_b y); out =
+ *             norm(acc, d), L = m + log d (FlashInfer state.cuh:53-83, SGLang
+ *             _fwd_kernel_stage2).
+ *   mean, sum wrong on purpose: the plain mean and sum of the O_s (with the
+ *             one-pass L).
+ *   flex      M over m_s, e_s = e(m_s - M), l = sum fma(l_s, e_s), acc = sum
+ *             fma(acc_s, e_s), out = norm(acc, l), L = M + log l (PyTorch
+ *             flex_decoding.py's reduction; llama.cpp CUDA's
+ *             flash_attn_combine_results, fattn-common.cuh:916-969 at
+ *             ggml-org/ggml d99724f2, is the same formula in base e).
+ *   onepass-norm  FA3 (hopper/flash_fwd_combine_kernel.h:593-621, 669-693):
+ *             M' = M, or the policy's substitute when M = -inf; e_s = e(L_s -
+ *             M'); sum = sum_s e_s; inv = 0 if sum is 0 or NaN, else RN(1/sum);
+ *             w_s = RN(e_s inv); out = sum fma(w_s, O_s) over the splits up
+ *             to the last with a finite LSE, skipping w_s not > 0; L = log(sum)
+ *             + M (the unsubstituted max: -inf for an all-empty row; the
+ *             policy's bad_sum LSE is not used). The total LSE never enters
+ *             the weights.
+ *   ratio     xformers (xformers/ops/fmha/_triton/splitk_kernels.py:986-1019
+ *             at facebookresearch/xformers 4c82fc33): e_s = e(L_s - M), num =
+ *             sum RN(O_s e_s), den = sum e_s, out = norm(num, den), L = M +
+ *             log(den); masked to out 0, L -inf when M = -inf (unless the
+ *             policy is none). In base e2 (natural LSEs from base-2
+ *             arithmetic) as xformers writes it: e_s = exp2(RN(RN(L_s - M) *
+ *             RN(1.44269504))) and L = M + RN(log2(den) / RN(1.44269504)),
+ *             that last addition in the wider of the LSE and combine formats
+ *             (Triton promotes fp32 + fp64 to fp64).
+ *   vllm      vLLM paged_attention_v2_reduce_kernel (csrc/attention/
+ *             attention_kernels.cuh at vllm-project/vllm 04d1abd3): M = max of
+ *             -max_finite(combine) and the m_s; r_s = RN(l_s e(m_s - M)); G =
+ *             sum r_s; inv = RN(1/RN(G + RN(1e-6))); out = sum fma(RN(O_s r_s),
+ *             inv) in split order; one split is copied (num_partitions == 1);
+ *             L = M + log G (vLLM writes no merged LSE: this is skv's). The O_s
+ *             are the kernel's (l_s + 1e-6)-normalised partials (SKV_FORMULA_VLLM).
+ *   running   llama.cpp CPU (ggml_flash_attn_ext_reduce_partials,
+ *             src/ggml-cpu/ops.cpp:9007 at ggml-org/ggml d99724f2): the state
+ *             merge above over unnormalised (m_s, l_s, acc_s) from (M, S) =
+ *             (-inf, 0), in split order; a guarding policy skips splits with
+ *             l_s == 0 (the source's `if (S_chunk == 0.0f) continue`); out =
+ *             norm(acc, S) when S != 0, else acc; L = M + log S.
+ */
 
 typedef enum {
 	SKV_ORDER_SEQ = 0,    /* splits 0, 1, ..., S-1 */
@@ -405,12 +678,39 @@ typedef enum {
 	SKV_ORDER_RANDOM = 3, /* seeded random permutation (Fisher-Yates) */
 	SKV_ORDER_ASC = 4,    /* sorted by stored LSE ascending (stable) */
 	SKV_ORDER_DESC = 5,   /* sorted by stored LSE descending (stable) */
-	SKV_ORDER_STRIDED = 6 /* FlashInfer: `threads` strided subsets, each
-	                       * merged in order, then the subsets in order */
+	SKV_ORDER_STRIDED = 6, /* FlashInfer: `threads` strided subsets (subset t
+	                        * holds splits t, t + threads, ...), each merged
+	                        * in order and sealed, then the subsets in order */
+	SKV_ORDER_LANES = 7    /* GPU lanes: a sum of one value per split (the
+	                        * exp-sums) is strided over `threads` lanes (a
+	                        * power of two; lane t adds splits t, t + threads,
+	                        * ... in order) and then reduced by a butterfly:
+	                        * x_t = x_t + x_(t xor k) for k = w/2, ..., 1 within
+	                        * warps of w = min(threads, 32) lanes, then the same
+	                        * across the threads/32 warp sums; lane 0's value is
+	                        * the result. Sums of vectors (the outputs) go in
+	                        * split order. FA2's combine (flash_fwd_kernel.h:1183-1201,
+	                        * utils.h:112-131: 32 lanes for head_dim 128, the
+	                        * padding adds zeros), FA3's (flash_fwd_combine_kernel.h:111-114,
+	                        * 593-617: 32 lanes), vLLM's block_sum over 128 threads
+	                        * (attention_kernels.cuh) */
 } skv_order;
-#define SKV_NORDERS 7
+#define SKV_NORDERS 8
 
-/* What a merge does with empty splits (stored LSE -inf). */
+/* The final normalisation out = acc / l of the rules that end with one
+ * (pairwise, also its per-subset seal; flex; ratio; running). */
+typedef enum {
+	SKV_NORM_DIV = 0, /* RN(acc / l) */
+	SKV_NORM_RCP = 1  /* RN(acc RN(1 / l)): FlashInfer since PR 4401
+	                   * (state.cuh normalize: o * __fdividef(1, d)),
+	                   * llama.cpp CPU (S_inv = 1.0f/S, ggml_vec_scale_f32) */
+} skv_norm;
+#define SKV_NNORMS 2
+
+/* What a merge does with empty splits (stored LSE -inf). Each policy is one
+ * row of a table in lib/merge.c (what an empty row reads as, the substitute
+ * for a max of -inf, the LSE of a zero or NaN sum, whether it guards),
+ * which every rule reads in the same way. */
 typedef enum {
 	SKV_EMPTY_GUARD = 0, /* skv's own: empty splits weigh 0, an all-empty
 	                      * row gives out = 0, lse = -inf, never NaN */
@@ -425,9 +725,16 @@ typedef struct {
 	skv_merge merge;
 	skv_order order;
 	uint64_t seed;     /* for SKV_ORDER_RANDOM */
-	unsigned threads;  /* for SKV_ORDER_STRIDED (>= 1) */
+	/* The number of strided subsets of SKV_ORDER_STRIDED (>= 1; ignored by
+	 * the other orders). Named for FlashInfer's merge, where each subset
+	 * is one thread row (bdy) of the thread block: the name the program's
+	 * --merge-threads and CSV column use, kept so they stay in step. */
+	unsigned threads;
 	skv_empty empty;
-	int round_states;  /* round intermediate states to cfg->input (FlashInfer smem) */
+	int round_states;  /* round each strided subset's sealed output to cfg->partial,
+	                    * the type of FlashInfer's shared memory (cascade.cuh:129-131,
+	                    * DTypeIn* v_smem is the partials' type) */
+	skv_norm norm;     /* the final normalisation (0, SKV_NORM_DIV: as before) */
 } skv_merge_spec;
 
 const char *skv_merge_name(skv_merge m);
@@ -436,46 +743,126 @@ const char *skv_order_name(skv_order o);
 int skv_order_parse(skv_order *o, const char *name);
 const char *skv_empty_name(skv_empty e);
 int skv_empty_parse(skv_empty *e, const char *name);
-/* onepass, seq, seed 0, threads 1, guard, no state rounding. */
+/* "div", "rcp"; NULL for an unknown value. */
+const char *skv_norm_name(skv_norm n);
+/* Parses those names. SKV_EINVAL for anything else (n untouched). */
+int skv_norm_parse(skv_norm *n, const char *name);
+/* onepass, seq, seed 0, threads 1, guard, no state rounding, div. */
 skv_merge_spec skv_merge_spec_default(void);
 
 /* Merges stored partials (sp, as written by skv_partials_store) into out[d]
  * (in cfg->output) and the merged LSE (*lse, natural log units whatever the
  * base, converted in double). All arithmetic in cfg->combine. The controls
  * (mean, sum) return the correctly merged LSE. SKV_EINVAL for a bad spec or
- * config; SKV_ENOMEM. */
+ * config (SKV_ORDER_LANES with `threads` not a power of two, a rule that
+ * reads m, l, acc on partials without them); SKV_ENOMEM. */
 int skv_merge_run(double *out, double *lse, const skv_partials *sp, const skv_merge_spec *spec,
 		  const skv_config *cfg);
 
 /* ----------------------------------------------------------------- presets */
 
 /* The precision profile of a production decode kernel: every stage format,
- * the LSE base, the merge with its order and its empty-split behaviour.
- * Stages marked as following the input (P fed to P.V, the output, and
- * for FlashInfer the partials) are derived from the input format, so
- * `fa2` with input fp16 is FlashAttention 2 on fp16 tensors. */
+ * the LSE base, the kernel's mechanisms and math mode, the merge with its
+ * order and its empty-split behaviour, the system whose split-count
+ * heuristic (skv_heur_*) chooses its splits, and the source behind every
+ * field. Stages marked as following the input (P fed to P.V, the output,
+ * and for some systems the partials) are derived from the input format, so
+ * `fa2` with input fp16 is FlashAttention 2 on fp16 tensors. lib/preset.c
+ * holds the profiles, lib/preset_sources.c their sources (repository,
+ * commit, file:line, read or inferred or assumed, for each field). */
+
+/* The fields a preset sets, for skv_preset_source. */
+typedef enum {
+	SKV_PF_INPUT = 0,
+	SKV_PF_COMPUTE,
+	SKV_PF_P,
+	SKV_PF_PARTIAL,
+	SKV_PF_LSE,
+	SKV_PF_COMBINE,
+	SKV_PF_OUTPUT,
+	SKV_PF_BASE,
+	SKV_PF_BLOCKS,
+	SKV_PF_ACC,
+	SKV_PF_FORMULA,
+	SKV_PF_LANES,   /* lanes and lane_keys */
+	SKV_PF_MATH,
+	SKV_PF_MERGE,
+	SKV_PF_ORDER,
+	SKV_PF_THREADS,
+	SKV_PF_EMPTY,
+	SKV_PF_ROUND_STATES,
+	SKV_PF_NORM,
+	SKV_PF_SYSTEM   /* the split-count heuristic */
+} skv_preset_field;
+#define SKV_NPFIELDS 20
+
+/* How a field's value was established. */
+typedef enum {
+	SKV_SRC_READ = 0,     /* read in the cited code at the cited commit */
+	SKV_SRC_INFERRED = 1, /* follows from the cited code and a rule not read
+	                       * line by line there (a compiler's contraction, a
+	                       * language's type promotion, a layout) */
+	SKV_SRC_ASSUMED = 2,  /* not settled by the source; skv's choice, said why */
+	SKV_SRC_DEFINED = 3   /* the field's meaning is skv's own (a control) */
+} skv_src_status;
+#define SKV_NSRCS 4
+
+typedef struct {
+	const char *repo;   /* "owner/name"; "skv" for skv's own definitions */
+	const char *commit; /* the commit read (12 hex digits), "" for skv */
+	const char *where;  /* file:line or function */
+	skv_src_status status;
+	const char *note;   /* one line: what the code does, or why assumed */
+} skv_source;
+
 typedef struct {
 	const char *name;
 	const char *description; /* one line, with the assumptions made */
 	skv_config cfg;          /* with the default input format */
 	skv_merge_spec merge;
 	unsigned follows;        /* SKV_FOLLOW_* bits */
+	int system;              /* the skv_heur_system of its split count, or -1 */
+	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field */
 } skv_preset;
 
 #define SKV_FOLLOW_P 1u       /* p = input */
 #define SKV_FOLLOW_OUTPUT 2u  /* output = input */
 #define SKV_FOLLOW_PARTIAL 4u /* partial = output */
+#define SKV_FOLLOW_THREADS 8u /* threads = FlashInfer's bdy for the head_dim
+                               * and the partial's width (skv_flashinfer_merge_layout) */
 
-#define SKV_NPRESETS 9 /* skv_preset_count(), as a constant for tables */
+#define SKV_NPRESETS 15 /* skv_preset_count(), as a constant for tables */
 size_t skv_preset_count(void);
 /* The i-th preset (NULL past the end), in a fixed order. */
 const skv_preset *skv_preset_at(size_t i);
 /* By name; NULL if unknown. */
 const skv_preset *skv_preset_find(const char *name);
-/* The configuration and merge of preset p on tensors stored in `input`:
- * the preset's formats with the stages that follow the input derived from
- * it. SKV_EINVAL for NULL or a bad format. */
+/* The whole preset on tensors stored in `input` for head dimension
+ * head_dim: every field, with the stages that follow the input derived from
+ * it, and with SKV_FOLLOW_THREADS the strided subsets FlashInfer's merge
+ * uses for head_dim (64, 128, 256, 512) and the partial format's width (2
+ * bytes for 16-bit and narrower formats, 4 otherwise: FlashInfer has no
+ * wider partial). SKV_EINVAL for NULL, a bad format, or a head_dim
+ * FlashInfer's merge does not dispatch when the preset follows it. */
+int skv_preset_resolve_full(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input,
+			    unsigned head_dim);
+/* The part of preset p that the program's parameters carry today: the
+ * stage formats and base (the input's followers derived), and the merge
+ * rule, order, threads (the preset's own), empty policy and state rounding;
+ * every kernel mechanism, the math mode and the normalisation at 0 (skv's
+ * kernel, as skv_config_uniform gives them), so a program that maps only
+ * those fields gives the same bits as before they existed. The program
+ * takes the rest through skv_preset_resolve_full once it carries them.
+ * SKV_EINVAL for NULL or a bad format. */
 int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input);
+/* The source of field f of preset p; NULL for NULL p or a bad field. */
+const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f);
+/* "input", "compute", "p", "partial", "lse", "combine", "output", "base",
+ * "blocks", "acc", "formula", "lanes", "math", "merge", "order", "threads",
+ * "empty", "round-states", "norm", "system"; NULL for a bad field. */
+const char *skv_preset_field_name(skv_preset_field f);
+/* "read", "inferred", "assumed", "defined"; NULL for a bad value. */
+const char *skv_src_status_name(skv_src_status s);
 
 /* ------------------------------------------------ online softmax attention */
 

@@ -113,9 +113,9 @@ static void test_bad_inputs(void **state)
 	CHECK_PARSE("merge-rule", "--partial=fp16,fp8", SKV_EINVAL,
 		    "skv: unknown format 'fp8' for --partial (expected fp16, bf16, fp32, fp64, tf32, e4m3, e4m3-sat, e5m2, e5m2-sat, e2m1)");
 	CHECK_PARSE("merge-rule", "--order=sideways", SKV_EINVAL,
-		    "skv: unknown order 'sideways' for --order (expected seq, rev, tree, random, asc, desc, strided)");
+		    "skv: unknown order 'sideways' for --order (expected seq, rev, tree, random, asc, desc, strided, lanes)");
 	CHECK_PARSE("merge-rule", "--merge=median", SKV_EINVAL,
-		    "skv: unknown merge 'median' for --merge (expected onepass, pairwise, mean, sum, flex)");
+		    "skv: unknown merge 'median' for --merge (expected onepass, pairwise, mean, sum, flex, onepass-norm, ratio, vllm, running)");
 	CHECK_PARSE("merge-rule", "--lse-base=10", SKV_EINVAL, "skv: unknown LSE base '10' for --lse-base (expected e, 2, e2)");
 	CHECK_PARSE("merge-rule", "--layout=zigzag", SKV_EINVAL,
 		    "skv: unknown layout 'zigzag' for --layout (expected even, random, skewed, holes, last-empty, all-empty, fa2, fixed, system)");
@@ -428,7 +428,7 @@ static void test_main_bad_input(void **state)
 		char *argv[] = {"skv", "suite", file, outflag};
 		snprintf(msg, sizeof msg,
 			 "skv: %s:4: unknown order 'up' for --order (expected seq, rev, tree, random, asc, desc, "
-			 "strided)\n",
+			 "strided, lanes)\n",
 			 file);
 		check_main_fails(2, msg, 4, argv, out, __LINE__);
 	}
