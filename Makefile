@@ -98,6 +98,7 @@ uninstall:
 	-rmdir $(D)/share/skv 2>/dev/null
 
 check: $(TESTS) $(B)/skv
+	@sh scripts/check-structure.sh
 	@sh scripts/run-tests.sh $(TESTS)
 
 sanitize:
