@@ -118,6 +118,9 @@ static void test_bad_inputs(void **state)
 		{{"--tol=0x"}, "--tol=0x"},
 		{{"--metric=ulp_err", "--tol=0.25"}, "--tol=0.25"},
 		{{"--tol=1.5"}, "--tol=1.5"},
+		{{"--system=vllm"}, "--system"},
+		{{"--system=flashinfer", "--head-dim=80"}, "--system=flashinfer"},
+		{{"--system=flex", "--heads=12", "--kv-heads=4"}, "--system=flex"},
 		{{"--tol="}, "--tol="},
 		{{"--preset=fa9"}, "--preset=fa9"},
 		{{"--metric=rms"}, "--metric=rms"},
@@ -249,7 +252,7 @@ static void test_fp16_lse_rejects(void **state)
 		assert_false(r.rows[i].within_tol);
 	}
 	assert_int_equal(r.recommended, 0);
-	assert_false(r.rows[r.fa2_row].within_tol);
+	assert_false(r.rows[r.pick_row].within_tol);
 	rec_result_free(&r);
 
 	const char *ex[] = {"--preset=exact-fp64", "--lse-offset=1000", "--ctx=2048", "--head-dim=64", "--trials=3",
@@ -270,7 +273,7 @@ static void test_fp16_lse_rejects(void **state)
 	capture c = run_cmd(tl);
 	assert_int_equal(c.status, 0);
 	assert_non_null(strstr(c.out, "recommended: 1 split\n"));
-	assert_non_null(strstr(c.out, "FA2's choice: 8 splits, beyond tolerance"));
+	assert_non_null(strstr(c.out, "fa2's choice: 8 splits, beyond tolerance"));
 	capture_free(&c);
 	rec_opts_free(&o);
 }
@@ -286,7 +289,7 @@ static void test_recipe(void **state)
 			      "--kv-heads=4", "--lse-offset=7.5", "--trials=3", "--seed=42", NULL};
 	rec_opts o = opts_of(args);
 	rec_result r = run_opts(&o);
-	const rec_row *w = &r.rows[r.fa2_row];
+	const rec_row *w = &r.rows[r.pick_row];
 	/* d = 80: block_n 128, 24 blocks; folded bhm = 1 x 4 x 1 = 4 */
 	assert_int_equal(r.fa2.block_n, 128);
 	assert_int_equal(r.fa2.num_n_blocks, 24);
@@ -319,17 +322,17 @@ static void test_recipe(void **state)
 	o.tol_multiple = 0;
 	o.tol = 0.5 * (med + mx);
 	r = run_opts(&o);
-	assert_false(r.rows[r.fa2_row].within_tol);
+	assert_false(r.rows[r.pick_row].within_tol);
 	rec_result_free(&r);
 	o.tol = mx;
 	r = run_opts(&o);
-	assert_true(r.rows[r.fa2_row].within_tol);
+	assert_true(r.rows[r.pick_row].within_tol);
 	rec_result_free(&r);
 	/* the other metrics, the ulp one in units of the output format */
 	for (int k = 1; k < REC_NMETRICS; k++) {
 		o.metric = (rec_metric)k;
 		r = run_opts(&o);
-		CHECK_BITS(rec_metric_name(o.metric), r.rows[r.fa2_row].err_max, worst[k]);
+		CHECK_BITS(rec_metric_name(o.metric), r.rows[r.pick_row].err_max, worst[k]);
 		rec_result_free(&r);
 	}
 	free(b);
@@ -396,9 +399,9 @@ static void test_tol_multiple(void **state)
 static void test_threads(void **state)
 {
 	(void)state;
-	const char *a1[] = {"--preset=flashinfer", "--heads=8", "--kv-heads=2", "--ctx=1500", "--head-dim=32",
+	const char *a1[] = {"--preset=flashinfer", "--heads=8", "--kv-heads=2", "--ctx=1500", "--head-dim=64",
 			    "--lse-offset=30", "--trials=5", "--threads=1", NULL};
-	const char *a3[] = {"--preset=flashinfer", "--heads=8", "--kv-heads=2", "--ctx=1500", "--head-dim=32",
+	const char *a3[] = {"--preset=flashinfer", "--heads=8", "--kv-heads=2", "--ctx=1500", "--head-dim=64",
 			    "--lse-offset=30", "--trials=5", "--threads=3", "--format=text", NULL};
 	capture c1 = run_cmd(a1), c3 = run_cmd(a3);
 	assert_int_equal(c1.status, 0);
@@ -455,7 +458,7 @@ static void test_formats(void **state)
 		size_t commas = 0;
 		for (; *p && *p != '\n'; p++)
 			commas += *p == ',';
-		assert_int_equal(commas, 39);
+		assert_int_equal(commas, 40);
 		p += *p == '\n';
 	}
 	rec_result_free(&r);
@@ -465,7 +468,7 @@ static void test_formats(void **state)
 	assert_int_equal(c.status, 0);
 	const char *keys[] = {"\"recommended_splits\": ", "\"fa2_splits\": ", "\"candidates\": [", "\"splits\": ",
 			      "\"efficiency\": ", "\"err_median\": ", "\"err_max\": ", "\"within_tol\": ",
-			      "\"spread_ulps\": ", "\"seed\": 1,", "\"tol_floor_multiple\": 2,", "\"preset\": \"fa2\""};
+			      "\"spread_ulps\": ", "\"seed\": 1,", "\"system\": \"fa2\"", "\"system_splits\": ", "\"tol_floor_multiple\": 2,", "\"preset\": \"fa2\""};
 	for (size_t i = 0; i < NELEM(keys); i++)
 		if (!strstr(c.out, keys[i]))
 			fail_msg("%s:%d: no %s in %s", __FILE__, __LINE__, keys[i], c.out);
@@ -512,7 +515,7 @@ static void test_equals_run(void **state)
 {
 	(void)state;
 	const char *args[] = {"--preset=flashinfer", "--input=fp16", "--ctx=3000", "--head-dim=80", "--lse-offset=7.5",
-			      "--trials=3", "--seed=42", "--dist=ramp", NULL};
+			      "--trials=3", "--seed=42", "--dist=ramp", "--system=fa2", "--layout=fa2", NULL};
 	rec_opts o = opts_of(args);
 	rec_result r = run_opts(&o);
 	char dir[] = "/tmp/skv_rec_runXXXXXX", splits[512] = "--splits=", out[600], block[64], csv[600];
@@ -555,6 +558,88 @@ static void test_equals_run(void **state)
 }
 
 /*
+ * Layout system: a count's row is the system's layout of that count
+ * (skv_heur_layout), run through the library by hand here: contiguous for
+ * SGLang (its 32-rounded lengths, trailing splits empty), interleaved
+ * 128-key tiles for llama.cpp CUDA (skv_split_kernel_tiled), and
+ * FlashInfer's own plan measured apart when its chunk is not the layout of
+ * its count. Same bits as the tool.
+ */
+static double by_hand(const rec_opts *o, skv_heur_system sys, unsigned S, size_t block, int own)
+{
+	skv_heur_plan p;
+	if (own)
+		CHECK_OK(skv_heur_splits(&p, NULL, 0, sys, &o->heur));
+	else
+		CHECK_OK(skv_heur_layout(&p, NULL, 0, sys, &o->heur, S));
+	size_t *b = malloc(p.nbounds * sizeof *b);
+	assert_non_null(b);
+	if (own)
+		CHECK_OK(skv_heur_splits(&p, b, p.nbounds, sys, &o->heur));
+	else
+		CHECK_OK(skv_heur_layout(&p, b, p.nbounds, sys, &o->heur, S));
+	double worst = 0.0, out[64], lse;
+	for (uint64_t t = 0; t < o->trials; t++) {
+		tcase tc;
+		tcase_init(&tc, 1, o->ctx, o->head_dim, o->dist, o->score_scale, o->cfg.input, skv_seed_mix(o->seed, t), 0);
+		skv_partials sp;
+		CHECK_OK(skv_partials_init(&sp, p.splits, o->head_dim));
+		CHECK_OK(skv_split_kernel_tiled(&sp, &tc.p, 0, b, p.nbounds - 1, p.splits, block, o->lse_offset, &o->cfg));
+		CHECK_OK(skv_partials_store(&sp, &sp, &o->cfg));
+		CHECK_OK(skv_merge_run(out, &lse, &sp, &o->merge, &o->cfg));
+		skv_errors e;
+		CHECK_OK(skv_errors_compute(&e, out, tc.out, o->head_dim, o->cfg.output));
+		worst = e.norm_rel > worst ? e.norm_rel : worst;
+		skv_partials_free(&sp);
+		tcase_free(&tc);
+	}
+	free(b);
+	return worst;
+}
+
+static void test_system_layouts(void **state)
+{
+	(void)state;
+	const char *sg[] = {"--preset=sglang", "--ctx=1000", "--head-dim=64", "--heads=8", "--kv-heads=2", "--trials=2",
+			    "--splits=3,30", NULL};
+	rec_opts o = opts_of(sg);
+	assert_int_equal(o.system, SKV_HEUR_SGLANG);
+	rec_result r = run_opts(&o);
+	for (size_t i = 0; i < r.nrows; i++)
+		CHECK_BITS("sglang", r.rows[i].err_max, by_hand(&o, SKV_HEUR_SGLANG, r.rows[i].splits, r.fa2.block_n, 0));
+	rec_result_free(&r);
+	rec_opts_free(&o);
+	const char *ll[] = {"--preset=llamacpp-cuda", "--ctx=1000", "--head-dim=64", "--heads=8", "--kv-heads=2",
+			    "--trials=2", "--splits=3,5", NULL};
+	o = opts_of(ll);
+	assert_int_equal(o.system, SKV_HEUR_LLAMACPP_CUDA);
+	r = run_opts(&o);
+	assert_int_equal(r.plan.tile, 128);
+	for (size_t i = 0; i < r.nrows; i++)
+		CHECK_BITS("llamacpp-cuda", r.rows[i].err_max,
+			   by_hand(&o, SKV_HEUR_LLAMACPP_CUDA, r.rows[i].splits, r.fa2.block_n, 0));
+	rec_result_free(&r);
+	rec_opts_free(&o);
+	/* FlashInfer at batch 4: its chunk search gives chunks whose layout is
+	 * not that of their count, so the plan is measured apart */
+	const char *fi[] = {"--preset=flashinfer", "--ctx=3000", "--head-dim=64", "--heads=8", "--kv-heads=2",
+			    "--batch=4", "--sms=8", "--trials=2", NULL};
+	o = opts_of(fi);
+	r = run_opts(&o);
+	skv_heur_plan forced;
+	CHECK_OK(skv_heur_layout(&forced, NULL, 0, SKV_HEUR_FLASHINFER, &o.heur, r.plan.splits));
+	if (forced.span == r.plan.span) {
+		assert_true(r.pick_row < r.nrows);
+	} else {
+		assert_int_equal(r.pick_row, r.nrows);
+		CHECK_BITS("flashinfer's own plan", r.own.err_max,
+			   by_hand(&o, SKV_HEUR_FLASHINFER, r.plan.splits, r.fa2.block_n, 1));
+	}
+	rec_result_free(&r);
+	rec_opts_free(&o);
+}
+
+/*
  * The floor rounds the truth with skv_dd_round, the library's one rounding:
  * at fp16's overflow threshold 65520 (the midpoint of 65504 and 2^16) the
  * truth's low part decides, so 65520 - 2^-40 rounds to 65504 (an error of
@@ -586,7 +671,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_within), cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_spread),         cmocka_unit_test(test_formats),
 		cmocka_unit_test(test_equals_run),     cmocka_unit_test(test_floor_overflow_tie),
-		cmocka_unit_test(test_tol_multiple),
+		cmocka_unit_test(test_tol_multiple),     cmocka_unit_test(test_system_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

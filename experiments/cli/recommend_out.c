@@ -81,8 +81,8 @@ static void table_row(FILE *f, const rec_row *w, const char *note)
 {
 	char a[32], b[32];
 	const int more = w->nan_trials || *note; /* pad the last column only when something follows */
-	fprintf(f, more ? "%7u %13u %11.4f %11s %11s  %-3s" : "%7u %13u %11.4f %11s %11s  %s", w->splits,
-		w->blocks_per_split, (double)w->efficiency, num3(a, sizeof a, w->err_median),
+	fprintf(f, more ? "%7u %11zu %11.4f %11s %11s  %-3s" : "%7u %11zu %11.4f %11s %11s  %s", w->splits,
+		w->span, (double)w->efficiency, num3(a, sizeof a, w->err_median),
 		num3(b, sizeof b, w->err_max), w->within_tol ? "yes" : "no");
 	if (w->nan_trials)
 		fprintf(f, "  (NaN in %zu trial%s)", w->nan_trials, w->nan_trials == 1 ? "" : "s");
@@ -91,12 +91,27 @@ static void table_row(FILE *f, const rec_row *w, const char *note)
 	fputc('\n', f);
 }
 
-/* The reasons, from the numbers of the report. */
-static void reasons(para *p, const rec_opts *o, const rec_result *r)
+/* The system's own pick: a count's row, or measured apart. */
+static const rec_row *pick_of(const rec_result *r)
 {
-	char a[32], b[32];
+	return r->pick_row < r->nrows ? &r->rows[r->pick_row] : &r->own;
+}
+
+/* "fa2", "flashinfer", ...: whose heuristic. */
+static const char *sys_name(const rec_opts *o) { return skv_heur_name(o->system); }
+
+/* How the system chose: FA2's search in its own words, or the others' rule. */
+static void why_pick(para *p, const rec_opts *o, const rec_result *r)
+{
 	const skv_fa2_decode *f = &r->fa2;
-	const char *mname = rec_metric_name(o->metric), *out = fmt_name(o->cfg.output);
+	if (o->system != SKV_HEUR_FA2) {
+		add(p, "%s's rule (lib/heuristics.c, transcribed from its source) gives %u split%s of %zu keys%s. ",
+		    sys_name(o), r->plan.splits, r->plan.splits == 1 ? "" : "s", r->plan.span,
+		    r->plan.tile ? " (tiles dealt round-robin to the splits)" : "");
+		if (o->system_default)
+			add(p, "The %s preset has no split heuristic of its own, so FA2's stands in. ", rec_preset_name(o));
+		return;
+	}
 	if (r->fa2_early) {
 		add(p, "FA2 uses 1 split because its %u thread blocks already reach 0.8 x %u = %.1f slots (its early "
 		       "return). ",
@@ -106,9 +121,18 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 		m = m < f->num_n_blocks ? m : f->num_n_blocks;
 		add(p, "FA2 searched the eligible counts up to %u for the best wave efficiency (%.4f at %u splits) and "
 		       "took the smallest count within 85%% of it: %u splits (%.4f). ",
-		    m, (double)r->fa2_best_eff, r->fa2_best_splits, r->fa2_splits,
-		    (double)r->rows[r->fa2_row].efficiency);
+		    m, (double)r->fa2_best_eff, r->fa2_best_splits, r->fa2_splits, (double)pick_of(r)->efficiency);
 	}
+	if (o->system_default)
+		add(p, "(The %s preset has no split heuristic of its own: FA2's stands in.) ", rec_preset_name(o));
+}
+
+/* The reasons, from the numbers of the report. */
+static void reasons(para *p, const rec_opts *o, const rec_result *r)
+{
+	char a[32], b[32];
+	const char *mname = rec_metric_name(o->metric), *out = fmt_name(o->cfg.output);
+	why_pick(p, o, r);
 	const rec_row *first = &r->rows[0], *last = &r->rows[r->nrows - 1];
 	if (r->nrows > 1)
 		add(p, "The %s max over %u trials goes from %s at %u split%s to %s at %u splits. ", mname, o->trials,
@@ -156,71 +180,96 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 			       "split count can meet it: raise --tol or use a wider --output format. ",
 			    out, num3(a, sizeof a, r->floor_max));
 	}
-	const rec_row *fw = &r->rows[r->fa2_row];
-	add(p, "FA2's choice of %u split%s is %s tolerance (%s max %s). ", fw->splits, fw->splits == 1 ? "" : "s",
+	const rec_row *fw = pick_of(r);
+	add(p, "%s's choice of %u split%s is %s tolerance (%s max %s). ", sys_name(o), fw->splits, fw->splits == 1 ? "" : "s",
 	    fw->within_tol ? "within" : "beyond", mname, num3(a, sizeof a, fw->err_max));
 	add(p, "A batch change that moves the count among these candidates moves the output by up to %s normwise "
 	       "(%s ulps of %s at the worst element); a fixed split size of %u keys (%u split%s at this context",
 	    num3(b, sizeof b, r->spread_norm_rel), num3(a, sizeof a, r->spread_ulps), out, r->split_size,
 	    r->fixed.splits, r->fixed.splits == 1 ? "" : "s");
-	if (r->split_size_fa2_batch1)
-		add(p, ", FA2's split size at batch 1");
+	if (r->split_size_batch1)
+		add(p, ", %s's split size at batch 1", sys_name(o));
 	add(p, ") keeps the reduction order, and so the result, the same for every batch: here efficiency %.4f, %s "
 	       "max %s, %s tolerance.",
 	    (double)r->fixed.efficiency, mname, num3(b, sizeof b, r->fixed.err_max),
 	    r->fixed.within_tol ? "within" : "beyond");
 }
 
-void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
+/* What the system decides, before the table: FA2's occupancy in its own
+ * terms (its model gives every efficiency), then the system's plan. */
+static void print_heuristic(FILE *f, const rec_opts *o, const rec_result *r)
 {
-	char a[32], b[32];
 	const skv_fa2_decode *d = &r->fa2;
-	const char *out = fmt_name(o->cfg.output);
-	fprintf(f, "skv recommend: batch %u, %u query heads over %u KV heads, ctx %u, head_dim %u, %u SMs\n", o->batch,
-		o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms);
-	fprintf(f, "precision: preset %s: ", rec_preset_name(o));
-	describe_cfg(f, o);
-	fprintf(f, "\ntrials: %u %s problems (score-scale %g, lse-offset %g), seed %llu; %s split layout, blocks of "
-		   "%u keys\n",
-		o->trials, skv_dist_name(o->dist), o->score_scale, o->lse_offset, (unsigned long long)o->seed,
-		rec_layout_name(o->layout), d->block_n);
-	char t[64];
-	fprintf(f, "metric: %s of the %s output; within tolerance when its max over the trials is <= %s\n\n",
-		rec_metric_name(o->metric), out, tol_text(t, sizeof t, o, r));
-	fprintf(f, "FA2 heuristic: ");
+	fprintf(f, "FA2's occupancy: ");
 	if (d->gqa_folded)
 		fprintf(f, "GQA decode folds the %u query heads of each KV head into seqlen_q;\n  ", d->seqlen_q);
 	fprintf(f, "batch x heads x m_blocks = %u x %u x %u = %u thread blocks on 2 x %u = %u slots;\n", o->batch,
 		d->num_heads, d->num_m_blocks, d->batch_nheads_mblocks, o->sms, d->num_sms);
-	fprintf(f, "  %u blocks of %u keys: FA2 picks %u split%s%s\n\n", d->num_n_blocks, d->block_n, r->fa2_splits,
+	fprintf(f, "  %u blocks of %u keys: FA2 picks %u split%s%s\n", d->num_n_blocks, d->block_n, r->fa2_splits,
 		r->fa2_splits == 1 ? "" : "s", r->fa2_early ? " (early return: thread blocks >= 0.8 x slots)" : "");
-	fprintf(f, "%7s %13s %11s %11s %11s  %s\n", "splits", "blocks/split", "efficiency", "err median", "err max",
+	if (o->system != SKV_HEUR_FA2)
+		fprintf(f, "%s's heuristic: %u split%s of %zu keys%s\n", sys_name(o), r->plan.splits,
+			r->plan.splits == 1 ? "" : "s", r->plan.span,
+			r->plan.tile ? " (interleaved tiles, round-robin)" : "");
+	else if (o->system_default)
+		fprintf(f, "(the %s preset has no split heuristic of its own: FA2's stands in)\n", rec_preset_name(o));
+	fputc('\n', f);
+}
+
+static void print_table(FILE *f, const rec_opts *o, const rec_result *r)
+{
+	char note[96];
+	fprintf(f, "%7s %11s %11s %11s %11s  %s\n", "splits", "keys/split", "efficiency", "err median", "err max",
 		"within tol");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const rec_row *w = &r->rows[i];
-		const char *note = i == r->recommended && w->fa2 ? "<- recommended, FA2"
-				   : i == r->recommended        ? "<- recommended"
-				   : w->fa2 && !w->allowed      ? "<- FA2 (above --max-splits)"
-				   : w->fa2                     ? "<- FA2"
-								: "";
+		snprintf(note, sizeof note, "%s%s%s%s", i == r->recommended ? "<- recommended" : "",
+			 w->pick ? (i == r->recommended ? ", " : "<- ") : "", w->pick ? sys_name(o) : "",
+			 w->pick && !w->allowed ? " (above --max-splits)" : "");
 		table_row(f, w, note);
+	}
+	if (r->pick_row == r->nrows) {
+		fprintf(f, "%s's own plan (chunks of %zu keys):\n", sys_name(o), r->own.span);
+		snprintf(note, sizeof note, "<- %s", sys_name(o));
+		table_row(f, &r->own, note);
 	}
 	fprintf(f, "fixed split size of %u keys:\n", r->split_size);
 	table_row(f, &r->fixed, "(batch-invariant)");
 	if (r->nskipped && o->cands != REC_CANDS_ALL) {
-		fprintf(f, "skipped as ineligible (the same blocks per split as one split fewer):");
+		fprintf(f, "skipped as ineligible (%s):",
+			o->layout == REC_LAYOUT_SYSTEM ? "the same layout as one split fewer, or not a count the layout makes"
+						       : "the same blocks per split as one split fewer");
 		for (size_t i = 0; i < r->nskipped; i++)
 			fprintf(f, "%s %u", i ? "," : "", r->skipped[i]);
 		fputc('\n', f);
 	}
 	fputc('\n', f);
+}
+
+void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
+{
+	char a[32], b[32], t[64];
+	const char *out = fmt_name(o->cfg.output);
+	fprintf(f, "skv recommend: batch %u, %u query heads over %u KV heads, ctx %u, head_dim %u, %u SMs\n", o->batch,
+		o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms);
+	fprintf(f, "precision: preset %s: ", rec_preset_name(o));
+	describe_cfg(f, o);
+	fprintf(f, "\ntrials: %u %s problems (score-scale %g, lse-offset %g), seed %llu; %s's split layout%s, "
+		   "blocks of %u keys\n",
+		o->trials, skv_dist_name(o->dist), o->score_scale, o->lse_offset, (unsigned long long)o->seed,
+		o->layout == REC_LAYOUT_SYSTEM ? sys_name(o) : rec_layout_name(o->layout),
+		o->layout == REC_LAYOUT_EVEN ? " (even)" : "", r->fa2.block_n);
+	fprintf(f, "metric: %s of the %s output; within tolerance when its max over the trials is <= %s\n\n",
+		rec_metric_name(o->metric), out, tol_text(t, sizeof t, o, r));
+	print_heuristic(f, o, r);
+	print_table(f, o, r);
 	if (r->recommended < r->nrows)
 		fprintf(f, "recommended: %u split%s\n", r->rows[r->recommended].splits,
 			r->rows[r->recommended].splits == 1 ? "" : "s");
 	else
 		fprintf(f, "recommended: none - no count is within the tolerance %s\n", tol_text(t, sizeof t, o, r));
-	fprintf(f, "FA2's choice: %u split%s, %s tolerance\n", r->fa2_splits, r->fa2_splits == 1 ? "" : "s",
-		r->rows[r->fa2_row].within_tol ? "within" : "beyond");
+	fprintf(f, "%s's choice: %u split%s, %s tolerance\n", sys_name(o), pick_of(r)->splits,
+		pick_of(r)->splits == 1 ? "" : "s", pick_of(r)->within_tol ? "within" : "beyond");
 	fprintf(f, "spread between the candidate counts (max over trials and pairs): %s ulps of %s at the truth,\n"
 		   "  %s normwise relative\n",
 		num3(a, sizeof a, r->spread_ulps), out, num3(b, sizeof b, r->spread_norm_rel));
@@ -255,7 +304,7 @@ static void csv_request(FILE *f, const rec_opts *o, const rec_result *r)
 	csv_num(f, o->score_scale);
 	fputc(',', f);
 	csv_num(f, o->lse_offset);
-	fprintf(f, ",%s,", rec_layout_name(o->layout));
+	fprintf(f, ",%s,%s,", rec_layout_name(o->layout), sys_name(o));
 }
 
 static void csv_row(FILE *f, const rec_opts *o, const rec_result *r, const char *option, unsigned size,
@@ -265,37 +314,39 @@ static void csv_row(FILE *f, const rec_opts *o, const rec_result *r, const char 
 	fprintf(f, "%s,", option);
 	if (size)
 		fprintf(f, "%u", size);
-	fprintf(f, ",%u,%u,", w->splits, w->blocks_per_split);
+	fprintf(f, ",%u,%zu,", w->splits, w->span);
 	csv_num(f, (double)w->efficiency);
 	fputc(',', f);
 	csv_num(f, w->err_median);
 	fputc(',', f);
 	csv_num(f, w->err_max);
-	fprintf(f, ",%zu,%d,%d,%d\n", w->nan_trials, w->within_tol, w->fa2, rec);
+	fprintf(f, ",%zu,%d,%d,%d\n", w->nan_trials, w->within_tol, w->pick, rec);
 }
 
 void rec_print_csv(FILE *f, const rec_opts *o, const rec_result *r)
 {
 	fputs("preset,input,compute,p,partial,lse,combine,output,lse_base,merge,order,empty,metric,tol,"
 	      "tol_floor_multiple,floor_median,floor_max,trials,seed,batch,heads,kv_heads,ctx,head_dim,sms,dist,"
-	      "score_scale,lse_offset,layout,option,split_size,splits,blocks_per_split,efficiency,err_median,err_max,"
-	      "nan_trials,within_tol,fa2_pick,recommended\n",
+	      "score_scale,lse_offset,layout,system,option,split_size,splits,keys_per_split,efficiency,err_median,"
+	      "err_max,nan_trials,within_tol,system_pick,recommended\n",
 	      f);
 	for (size_t i = 0; i < r->nrows; i++)
 		csv_row(f, o, r, "count", 0, &r->rows[i], i == r->recommended);
+	if (r->pick_row == r->nrows)
+		csv_row(f, o, r, "system_plan", (unsigned)r->own.span, &r->own, 0);
 	csv_row(f, o, r, "fixed_size", r->split_size, &r->fixed, 0);
 }
 
 static void json_row(FILE *f, const rec_row *w)
 {
-	fprintf(f, "{\"splits\": %u, \"blocks_per_split\": %u, \"efficiency\": ", w->splits, w->blocks_per_split);
+	fprintf(f, "{\"splits\": %u, \"keys_per_split\": %zu, \"efficiency\": ", w->splits, w->span);
 	json_num(f, (double)w->efficiency);
 	fputs(", \"err_median\": ", f);
 	json_num(f, w->err_median);
 	fputs(", \"err_max\": ", f);
 	json_num(f, w->err_max);
-	fprintf(f, ", \"nan_trials\": %zu, \"within_tol\": %s, \"fa2\": %s}", w->nan_trials,
-		w->within_tol ? "true" : "false", w->fa2 ? "true" : "false");
+	fprintf(f, ", \"nan_trials\": %zu, \"within_tol\": %s, \"system_pick\": %s}", w->nan_trials,
+		w->within_tol ? "true" : "false", w->pick ? "true" : "false");
 }
 
 void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
@@ -336,8 +387,10 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 		fprintf(f, "\"recommended_splits\": %u, ", r->rows[r->recommended].splits);
 	else
 		fputs("\"recommended_splits\": null, ", f);
-	fprintf(f, "\"fa2_splits\": %u, \"fa2_within_tol\": %s, \"candidates\": [", r->fa2_splits,
-		r->rows[r->fa2_row].within_tol ? "true" : "false");
+	fprintf(f, "\"system\": \"%s\", \"fa2_stands_in\": %s, \"system_splits\": %u, \"system_keys_per_split\": %zu, "
+		   "\"system_within_tol\": %s, \"fa2_splits\": %u, \"candidates\": [",
+		sys_name(o), o->system_default ? "true" : "false", r->plan.splits, r->plan.span,
+		pick_of(r)->within_tol ? "true" : "false", r->fa2_splits);
 	for (size_t i = 0; i < r->nrows; i++) {
 		fputs(i ? ", " : "", f);
 		json_row(f, &r->rows[i]);
@@ -345,10 +398,15 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 	fputs("], \"skipped_ineligible\": [", f);
 	for (size_t i = 0; i < r->nskipped; i++)
 		fprintf(f, "%s%u", i ? ", " : "", r->skipped[i]);
-	fprintf(f, "], \"fixed_size\": {\"split_size\": %u, \"from_fa2_batch1\": %s, \"row\": ", r->split_size,
-		r->split_size_fa2_batch1 ? "true" : "false");
+	fprintf(f, "], \"fixed_size\": {\"split_size\": %u, \"from_system_batch1\": %s, \"row\": ", r->split_size,
+		r->split_size_batch1 ? "true" : "false");
 	json_row(f, &r->fixed);
-	fputs("}, \"spread_ulps\": ", f);
+	fputs("}, \"system_plan\": ", f);
+	if (r->pick_row == r->nrows)
+		json_row(f, &r->own);
+	else
+		fputs("null", f);
+	fputs(", \"spread_ulps\": ", f);
 	json_num(f, r->spread_ulps);
 	fputs(", \"spread_norm_rel\": ", f);
 	json_num(f, r->spread_norm_rel);

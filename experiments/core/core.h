@@ -160,11 +160,12 @@ size_t layout_min_splits(layout_id layout);
  * and the system of P_SYSTEM (SKV_EINVAL for "preset", which recommend
  * resolves before measuring). */
 int layout_heur_input(skv_heur_input *in, skv_heur_system *sys, const param_value *v);
-/* Layout system: the S + 1 bounds of the system's layout of S splits.
+/* Layout system: the system's layout of S splits as *ntiles + 1 tile
+ * bounds (malloc'd), tile t belonging to split t mod S: S contiguous tiles,
+ * or llamacpp-cuda's interleaved ones (skv_split_kernel_tiled runs either).
  * SKV_EINVAL when the system makes another count of S (a chunked system:
- * flashinfer, vllm-v2) or interleaves its tiles (llamacpp-cuda), or the
- * shape is outside its domain. */
-int layout_system_bounds(size_t *bounds, size_t S, const param_value *v);
+ * flashinfer, vllm-v2) or the shape is outside its domain. */
+int layout_system_tiles(size_t **tiles, size_t *ntiles, size_t S, const param_value *v);
 
 /* ------------------------------------------------------------ experiments */
 

@@ -134,13 +134,24 @@ int layout_heur_input(skv_heur_input *in, skv_heur_system *sys, const param_valu
 	return SKV_OK;
 }
 
-int layout_system_bounds(size_t *bounds, size_t S, const param_value *v)
+int layout_system_tiles(size_t **tiles, size_t *ntiles, size_t S, const param_value *v)
 {
 	skv_heur_input in;
 	skv_heur_system sys;
 	skv_heur_plan p;
+	*tiles = NULL;
 	if (S > UINT32_MAX || layout_heur_input(&in, &sys, v) != SKV_OK ||
-	    skv_heur_layout(&p, NULL, 0, sys, &in, (unsigned)S) != SKV_OK || p.splits != S || p.tile)
+	    skv_heur_layout(&p, NULL, 0, sys, &in, (unsigned)S) != SKV_OK || p.splits != S)
 		return SKV_EINVAL;
-	return skv_heur_layout(&p, bounds, S + 1, sys, &in, (unsigned)S);
+	size_t *b = malloc(p.nbounds * sizeof *b);
+	if (!b)
+		return SKV_ENOMEM;
+	int st = skv_heur_layout(&p, b, p.nbounds, sys, &in, (unsigned)S);
+	if (st != SKV_OK) {
+		free(b);
+		return st;
+	}
+	*tiles = b;
+	*ntiles = p.nbounds - 1;
+	return SKV_OK;
 }

@@ -109,15 +109,18 @@ int measure_kernel(sweep *w, kernel_run *kr)
 	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
 	sweep_row_values(w, kr->rep, v);
 	const instance *in = &w->inst[w->row_inst[kr->rep]];
-	size_t S = (size_t)v[P_SPLITS].u, n = in->prob.n;
+	size_t S = (size_t)v[P_SPLITS].u, n = in->prob.n, ntiles = S;
 	skv_config cfg = sweep_config(v);
-	size_t *bounds = malloc((S + 1) * sizeof *bounds);
-	if (!bounds)
-		return SKV_ENOMEM;
-	int st = v[P_LAYOUT].u == LAYOUT_SYSTEM
-			 ? layout_system_bounds(bounds, S, v)
-			 : layout_bounds(bounds, n, S, (layout_id)v[P_LAYOUT].u, seed_layout(v[P_SEED].u, trial),
-					 (size_t)v[P_BLOCK_SIZE].u, (size_t)v[P_SPLIT_SIZE].u);
+	size_t *bounds = NULL;
+	int st;
+	if (v[P_LAYOUT].u == LAYOUT_SYSTEM) { /* a system's layout: contiguous or interleaved tiles */
+		st = layout_system_tiles(&bounds, &ntiles, S, v);
+	} else {
+		bounds = malloc((S + 1) * sizeof *bounds);
+		st = bounds ? layout_bounds(bounds, n, S, (layout_id)v[P_LAYOUT].u, seed_layout(v[P_SEED].u, trial),
+					    (size_t)v[P_BLOCK_SIZE].u, (size_t)v[P_SPLIT_SIZE].u)
+			    : SKV_ENOMEM;
+	}
 	if (st == SKV_OK)
 		st = skv_partials_init(&kr->sp, S, in->prob.d);
 	if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_ALL_EMPTY) {
@@ -126,9 +129,13 @@ int measure_kernel(sweep *w, kernel_run *kr)
 			kr->sp.lse[s] = kr->sp.m[s] = -INFINITY;
 			kr->sp.l[s] = 0.0;
 		}
-	} else if (st == SKV_OK)
+	} else if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_SYSTEM) {
+		st = skv_split_kernel_tiled(&kr->sp, &in->prob, 0, bounds, ntiles, S, (size_t)v[P_BLOCK_SIZE].u,
+					    v[P_LSE_OFFSET].r, &cfg);
+	} else if (st == SKV_OK) {
 		st = skv_split_kernel(&kr->sp, &in->prob, 0, bounds, S, (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r,
 				      &cfg);
+	}
 	free(bounds);
 	return st;
 }

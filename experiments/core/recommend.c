@@ -12,18 +12,19 @@
 #define KEEP_BYTES (4.0 * 1073741824.0)
 
 const exp_def rec_exp = {
-	"recommend", KIND_REC, "the split count of one decode shape: FA2's occupancy against the measured error",
-	"--ctx=32768 --trials=8 --preset=fa2 --layout=fa2",
+	"recommend", KIND_REC, "the split count of one decode shape: a system's heuristic and FA2's occupancy model against the measured error",
+	"--ctx=32768 --trials=8 --preset=fa2 --layout=system",
 	"Every candidate count runs the split kernel, storage and merge of the preset on the same seeded "
-	"problems (trial t: skv_seed_mix(seed, t)) with FA2's layout and block_n keys a block, as skv run "
-	"does; the count recommended is the most efficient one whose worst error is within --tol."};
+	"problems (trial t: skv_seed_mix(seed, t)) in the layout the system makes of that count, with FA2's "
+	"block_n keys a block, as skv run does; the count recommended is the most efficient one (FA2's wave "
+	"model) whose worst error is within --tol."};
 
 static const char *const metric_names[REC_NMETRICS] = {"norm_rel_err", "max_abs_err", "ulp_err"};
-static const char *const layout_names[] = {"fa2", "even"};
+static const char *const layout_names[] = {"fa2", "even", "system"};
 
 const char *rec_metric_name(rec_metric m) { return (unsigned)m < REC_NMETRICS ? metric_names[m] : NULL; }
 
-const char *rec_layout_name(rec_layout l) { return (unsigned)l < 2 ? layout_names[l] : NULL; }
+const char *rec_layout_name(rec_layout l) { return (unsigned)l < 3 ? layout_names[l] : NULL; }
 
 const char *rec_preset_name(const rec_opts *o) { return o->preset ? o->preset->name : "none"; }
 
@@ -63,10 +64,11 @@ static int check_request(const rec_opts *o, message *e)
 		msg_set(e, "skv recommend: --block-size is FA2's block_n of the shape, not a flag here");
 		return SKV_EINVAL;
 	}
-	if (s->list[P_LAYOUT].v[0].u != LAYOUT_FA2 && s->list[P_LAYOUT].v[0].u != LAYOUT_EVEN) {
+	const uint64_t lay = s->list[P_LAYOUT].v[0].u;
+	if (lay != LAYOUT_FA2 && lay != LAYOUT_EVEN && lay != LAYOUT_SYSTEM) {
 		char v[64];
 		param_format(v, sizeof v, P_LAYOUT, s->list[P_LAYOUT].v[0]);
-		msg_set(e, "skv recommend: --layout=%s: not a layout of skv recommend (fa2 or even)", v);
+		msg_set(e, "skv recommend: --layout=%s: not a layout of skv recommend (system, fa2 or even)", v);
 		return SKV_EINVAL;
 	}
 	if (o->heads % o->kv_heads != 0) {
@@ -141,8 +143,18 @@ int rec_opts_init(rec_opts *out, run_spec *spec, message *e)
 	for (size_t i = 0; o.cands == REC_CANDS_LIST && i < s->list[P_SPLITS].n && i < REC_MAX_LIST; i++)
 		o.list[o.nlist++] = (unsigned)s->list[P_SPLITS].v[i].u;
 	o.split_size = (unsigned)v[P_SPLIT_SIZE].u;
-	o.layout = v[P_LAYOUT].u == LAYOUT_EVEN ? REC_LAYOUT_EVEN : REC_LAYOUT_FA2;
+	o.layout = v[P_LAYOUT].u == LAYOUT_EVEN ? REC_LAYOUT_EVEN
+		   : v[P_LAYOUT].u == LAYOUT_FA2 ? REC_LAYOUT_FA2
+						 : REC_LAYOUT_SYSTEM;
 	o.format = (rec_format)v[P_FORMAT].u;
+	if (v[P_SYSTEM].u == 0) {
+		o.system_default = !rec_preset_system(&o.system, o.preset);
+		v[P_SYSTEM].u = (uint64_t)o.system + 1;
+	} else {
+		o.system = (skv_heur_system)(v[P_SYSTEM].u - 1);
+	}
+	skv_heur_system sys;
+	(void)layout_heur_input(&o.heur, &sys, v);
 	if (st == SKV_OK)
 		st = check_request(&o, e);
 	if (st != SKV_OK) {
@@ -153,7 +165,7 @@ int rec_opts_init(rec_opts *out, run_spec *spec, message *e)
 	return SKV_OK;
 }
 
-/* ---------------------------------------------------------------- the FA2 side */
+/* ---------------------------------------------------------------- the choice */
 
 size_t rec_choose(const rec_row *rows, size_t n)
 {
@@ -168,141 +180,51 @@ size_t rec_choose(const rec_row *rows, size_t n)
 	return best;
 }
 
-/* FA2's efficiency and eligibility of counts 1..n on the shape. */
-typedef struct {
-	float *eff;
-	unsigned char *el;
-	unsigned n;
-} split_table;
-
-/* The fixed split size: given, or FA2's blocks per split at batch 1. */
-static int fixed_size(rec_result *r, const rec_opts *o)
-{
-	skv_fa2_decode one;
-	unsigned s1 = 0;
-	if (skv_fa2_decode_init(&one, 1, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms) != SKV_OK ||
-	    skv_fa2_num_splits(&s1, one.batch_nheads_mblocks, one.num_sms, one.num_n_blocks, SKV_FA2_MAX_SPLITS) !=
-		    SKV_OK)
-		return SKV_EINVAL;
-	r->split_size = o->split_size;
-	if (!r->split_size) {
-		r->split_size = ceil_div(one.num_n_blocks, s1) * one.block_n;
-		r->split_size_fa2_batch1 = s1;
-	}
-	if (r->split_size > o->ctx)
-		r->split_size = o->ctx;
-	r->fixed.splits = ceil_div(o->ctx, r->split_size);
-	return SKV_OK;
-}
-
-/* FA2's inputs, pick and best efficiency, the fixed size, and the table. */
-static int occupancy(rec_result *r, const rec_opts *o, split_table *t)
-{
-	if (skv_fa2_decode_init(&r->fa2, o->batch, o->heads, o->kv_heads, o->ctx, o->head_dim, o->sms) != SKV_OK ||
-	    skv_fa2_num_splits(&r->fa2_splits, r->fa2.batch_nheads_mblocks, r->fa2.num_sms, r->fa2.num_n_blocks,
-			       SKV_FA2_MAX_SPLITS) != SKV_OK || fixed_size(r, o) != SKV_OK)
-		return SKV_EINVAL;
-	/* the early return fired exactly when FA2 did not search (as in occupancy.c) */
-	const float bhm = (float)r->fa2.batch_nheads_mblocks, almost = 0.8f * (float)r->fa2.num_sms;
-	r->fa2_early = bhm >= almost;
-	unsigned n = o->max_splits;
-	for (size_t i = 0; i < o->nlist; i++)
-		n = o->list[i] > n ? o->list[i] : n;
-	n = n > SKV_FA2_MAX_SPLITS ? n : SKV_FA2_MAX_SPLITS;
-	n = n > r->fixed.splits ? n : r->fixed.splits;
-	t->eff = malloc(n * sizeof *t->eff);
-	t->el = malloc(n);
-	t->n = n;
-	if (!t->eff || !t->el)
-		return SKV_ENOMEM;
-	int st = skv_fa2_split_table(t->eff, t->el, n, r->fa2.batch_nheads_mblocks, r->fa2.num_sms,
-				     r->fa2.num_n_blocks);
-	if (st != SKV_OK)
-		return st;
-	/* what FA2's search saw: eligible counts up to min(128, num_sms, blocks) */
-	unsigned m = SKV_FA2_MAX_SPLITS;
-	m = m < r->fa2.num_sms ? m : r->fa2.num_sms;
-	m = m < r->fa2.num_n_blocks ? m : r->fa2.num_n_blocks;
-	for (unsigned s = 1; !r->fa2_early && s <= m; s++)
-		if (t->el[s - 1] && t->eff[s - 1] > r->fa2_best_eff) {
-			r->fa2_best_eff = t->eff[s - 1];
-			r->fa2_best_splits = s;
-		}
-	r->fixed.blocks_per_split = ceil_div(r->split_size, r->fa2.block_n);
-	r->fixed.efficiency = t->eff[r->fixed.splits - 1];
-	r->fixed.allowed = 0;
-	return SKV_OK;
-}
-
-/* The candidates: pow2, all or the list, plus FA2's pick, ascending without
- * repeats; ineligible ones go to r->skipped. */
-static int build_candidates(rec_result *r, const rec_opts *o, const split_table *t)
-{
-	unsigned char *want = calloc((size_t)t->n + 1, 1);
-	if (!want)
-		return SKV_ENOMEM;
-	if (o->cands == REC_CANDS_LIST)
-		for (size_t i = 0; i < o->nlist; i++)
-			want[o->list[i]] = 1;
-	else
-		for (unsigned s = 1; s <= o->max_splits; s = o->cands == REC_CANDS_POW2 ? 2 * s : s + 1)
-			want[s] = 1;
-	want[r->fa2_splits] = 1;
-	size_t nrow = 0, nskip = 0;
-	for (unsigned s = 1; s <= t->n; s++)
-		if (want[s])
-			t->el[s - 1] ? nrow++ : nskip++;
-	r->rows = calloc(nrow, sizeof *r->rows);
-	r->skipped = calloc(nskip ? nskip : 1, sizeof *r->skipped);
-	for (unsigned s = 1; r->rows && r->skipped && s <= t->n; s++) {
-		if (!want[s])
-			continue;
-		if (!t->el[s - 1]) {
-			r->skipped[r->nskipped++] = s;
-			continue;
-		}
-		rec_row *w = &r->rows[r->nrows++];
-		w->splits = s;
-		w->blocks_per_split = ceil_div(r->fa2.num_n_blocks, s);
-		w->efficiency = t->eff[s - 1];
-		w->fa2 = s == r->fa2_splits;
-		w->allowed = s <= o->max_splits;
-		if (w->fa2)
-			r->fa2_row = r->nrows - 1;
-	}
-	free(want);
-	return r->rows && r->skipped ? SKV_OK : SKV_ENOMEM;
-}
-
 /* -------------------------------------------------------- the measurement */
 
-/* The two specs of the sweep: the candidate counts in the request's layout,
- * and the fixed-size option; both at FA2's block_n keys a block. */
-static int make_specs(run_spec sp[2], const rec_opts *o, const rec_result *r, message *e)
+/* One option's spec: the request with these splits, layout and split size,
+ * the system named (for layout system) and FA2's block_n keys a block. */
+static int option_spec(run_spec *sp, const rec_opts *o, const rec_result *r, const param_value *splits, size_t n,
+		       uint64_t layout, unsigned split_size, message *e)
+{
+	const param_value blk = {r->fa2.block_n, 0.0}, lay = {layout, 0.0}, size = {split_size, 0.0},
+			  sys = {(uint64_t)o->system + 1, 0.0};
+	int st = spec_copy(sp, &o->spec, e);
+	if (st != SKV_OK)
+		return st;
+	if ((st = spec_set_values(sp, P_SPLITS, splits, n, e)) == SKV_OK &&
+	    (st = spec_set_values(sp, P_LAYOUT, &lay, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(sp, P_SPLIT_SIZE, &size, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(sp, P_SYSTEM, &sys, 1, e)) == SKV_OK &&
+	    (st = spec_set_values(sp, P_BLOCK_SIZE, &blk, 1, e)) == SKV_OK)
+		st = spec_check(sp, e);
+	if (st != SKV_OK)
+		spec_free(sp);
+	return st;
+}
+
+static const uint64_t layout_ids[] = {[REC_LAYOUT_FA2] = LAYOUT_FA2, [REC_LAYOUT_EVEN] = LAYOUT_EVEN,
+				      [REC_LAYOUT_SYSTEM] = LAYOUT_SYSTEM};
+
+/* The specs of the sweep: the candidate counts in the request's layout, the
+ * fixed-size option, and the system's own plan when it is no count's row
+ * (a contiguous chunking without empty splits: fixed-size splits). *n gets
+ * 2 or 3. */
+static int make_specs(run_spec sp[3], size_t *n, const rec_opts *o, const rec_result *r, message *e)
 {
 	param_value *cnt = malloc(r->nrows * sizeof *cnt);
 	if (!cnt)
 		return SKV_ENOMEM;
 	for (size_t i = 0; i < r->nrows; i++)
 		cnt[i] = (param_value){r->rows[i].splits, 0.0};
-	const param_value blk = {r->fa2.block_n, 0.0}, fix = {LAYOUT_FIXED, 0.0}, S = {r->fixed.splits, 0.0},
-			  size = {r->split_size, 0.0};
-	int st = spec_copy(&sp[0], &o->spec, e);
-	if (st == SKV_OK && (st = spec_copy(&sp[1], &o->spec, e)) != SKV_OK)
-		spec_free(&sp[0]);
-	if (st != SKV_OK) {
-		free(cnt);
-		return st;
-	}
-	if ((st = spec_set_values(&sp[0], P_SPLITS, cnt, r->nrows, e)) == SKV_OK &&
-	    (st = spec_set_values(&sp[0], P_BLOCK_SIZE, &blk, 1, e)) == SKV_OK &&
-	    (st = spec_set_values(&sp[1], P_SPLITS, &S, 1, e)) == SKV_OK &&
-	    (st = spec_set_values(&sp[1], P_LAYOUT, &fix, 1, e)) == SKV_OK &&
-	    (st = spec_set_values(&sp[1], P_SPLIT_SIZE, &size, 1, e)) == SKV_OK &&
-	    (st = spec_set_values(&sp[1], P_BLOCK_SIZE, &blk, 1, e)) == SKV_OK && (st = spec_check(&sp[0], e)) == SKV_OK)
-		st = spec_check(&sp[1], e);
+	const param_value fs = {r->fixed.splits, 0.0}, os = {r->own.splits, 0.0};
+	*n = r->pick_row < r->nrows ? 2 : 3;
+	int st = option_spec(&sp[0], o, r, cnt, r->nrows, layout_ids[o->layout], 0, e);
 	free(cnt);
-	if (st != SKV_OK) {
+	if (st == SKV_OK && (st = option_spec(&sp[1], o, r, &fs, 1, LAYOUT_FIXED, r->split_size, e)) != SKV_OK)
+		spec_free(&sp[0]);
+	if (st == SKV_OK && *n == 3 &&
+	    (st = option_spec(&sp[2], o, r, &os, 1, LAYOUT_FIXED, (unsigned)r->own.span, e)) != SKV_OK) {
 		spec_free(&sp[0]);
 		spec_free(&sp[1]);
 	}
@@ -378,6 +300,8 @@ static int collect(rec_result *r, const rec_opts *o, const sweep_result *sw)
 		st = summarize(&r->rows[c], sw->rows + c * T, T, o, r->tol, col, 0);
 	if (st == SKV_OK)
 		st = summarize(&r->fixed, sw->rows + n * T, T, o, r->tol, col, 0);
+	if (st == SKV_OK && r->pick_row == n)
+		st = summarize(&r->own, sw->rows + (n + 1) * T, T, o, r->tol, col, 0);
 	r->spread_ulps = r->spread_norm_rel = 0.0;
 	for (size_t t = 0; t < T && st == SKV_OK; t++) {
 		for (size_t c = 0; c < n; c++)
@@ -395,22 +319,23 @@ static int collect(rec_result *r, const rec_opts *o, const sweep_result *sw)
 
 static int measure(rec_result *r, const rec_opts *o, FILE *progress, message *e)
 {
-	const double keep = (double)(r->nrows + 1) * o->trials * o->head_dim * 16;
+	const double keep = (double)(r->nrows + 2) * o->trials * o->head_dim * 16;
 	if (keep > KEEP_BYTES) {
 		msg_set(e, "skv recommend: %zu options x --trials=%u keep %.3g GiB of outputs for the spread (at most 4); "
-			   "fewer trials or candidates", r->nrows + 1, o->trials, keep / 1073741824.0);
+			   "fewer trials or candidates", r->nrows + 2, o->trials, keep / 1073741824.0);
 		return SKV_EINVAL;
 	}
-	run_spec sp[2];
-	int st = make_specs(sp, o, r, e);
+	run_spec sp[3];
+	size_t n;
+	int st = make_specs(sp, &n, o, r, e);
 	if (st != SKV_OK)
 		return st;
-	const run_spec *const specs[2] = {&sp[0], &sp[1]};
+	const run_spec *const specs[3] = {&sp[0], &sp[1], &sp[2]};
 	const sweep_opts so = {progress, 1};
 	sweep_result sw;
-	st = sweep_run_specs(&sw, specs, 2, &so, e);
-	spec_free(&sp[0]);
-	spec_free(&sp[1]);
+	st = sweep_run_specs(&sw, specs, n, &so, e);
+	for (size_t i = 0; i < n; i++)
+		spec_free(&sp[i]);
 	if (st != SKV_OK)
 		return st;
 	st = collect(r, o, &sw);
@@ -428,16 +353,9 @@ int rec_run(rec_result *out, const rec_opts *o, FILE *progress, message *e)
 	}
 	rec_result r;
 	memset(&r, 0, sizeof r);
-	split_table t = {NULL, NULL, 0};
-	int st = occupancy(&r, o, &t);
-	if (st != SKV_OK)
-		msg_set(e, "skv recommend: FA2's heuristic on this shape: %s", skv_strerror(st));
-	if (st == SKV_OK && (st = build_candidates(&r, o, &t)) != SKV_OK)
-		msg_set(e, "skv recommend: the candidates: %s", skv_strerror(st));
+	int st = rec_plan(&r, o, e);
 	if (st == SKV_OK)
 		st = measure(&r, o, progress, e);
-	free(t.eff);
-	free(t.el);
 	if (st != SKV_OK) {
 		rec_result_free(&r);
 		return st;

@@ -13,8 +13,9 @@
 /* The metric the tolerance bounds: a field of skv_errors. */
 typedef enum { REC_NORM_REL = 0, REC_MAX_ABS = 1, REC_ULP = 2 } rec_metric;
 #define REC_NMETRICS 3
-/* fa2: FA2's block-aligned chunks (layout fa2); even: layout even. */
-typedef enum { REC_LAYOUT_FA2 = 0, REC_LAYOUT_EVEN = 1 } rec_layout;
+/* system: the layout the system makes of each count (layout system, the
+ * default); fa2: FA2's block-aligned chunks (layout fa2); even: layout even. */
+typedef enum { REC_LAYOUT_FA2 = 0, REC_LAYOUT_EVEN = 1, REC_LAYOUT_SYSTEM = 2 } rec_layout;
 /* pow2: 1, 2, 4, ... up to --max-splits; all: every count up to it; list:
  * the counts of --splits. FA2's pick is always added, ineligible counts are
  * always dropped. The values of the candidates parameter. */
@@ -58,6 +59,9 @@ typedef struct {
 	unsigned split_size; /* keys per split of the fixed-size option; 0: FA2's at batch 1 */
 	rec_layout layout;
 	rec_format format;
+	skv_heur_system system; /* whose heuristic: --system, or the preset's */
+	int system_default;     /* 1: the preset has no heuristic of its own, FA2's stands in */
+	skv_heur_input heur;    /* the heuristics' input of the request */
 } rec_opts;
 
 /* Reads a request out of a spec of rec_exp (taken over: freed by
@@ -70,21 +74,28 @@ void rec_opts_free(rec_opts *o);
 /* The name of the request's preset ("none" when there is none). */
 const char *rec_preset_name(const rec_opts *o);
 
+/* The system a preset names (its split heuristic), and whether there is
+ * one (0: FA2's stands in, e.g. for tilelang, whose examples fix the count). */
+int rec_preset_system(skv_heur_system *s, const skv_preset *p);
+
 /* One option measured on the shape. */
 typedef struct {
 	unsigned splits;
-	unsigned blocks_per_split; /* ceil(num_n_blocks / splits); fixed size: ceil(keys / block_n) */
+	size_t span;               /* keys of every split but the last non-empty one */
 	float efficiency;          /* FA2's wave efficiency of `splits` on this shape */
 	double err_median;         /* over the trials whose error is not NaN (type 7) */
 	double err_max;            /* NaN if any trial gave NaN */
 	size_t nan_trials;
 	int within_tol; /* err_max <= the threshold (a NaN max is never within) */
-	int fa2;        /* FA2's own pick */
+	int pick;       /* the system's own pick */
 	int allowed;    /* splits <= --max-splits: may be recommended */
 } rec_row;
 
 typedef struct {
-	skv_fa2_decode fa2;
+	skv_heur_plan plan;        /* the system's own plan on the shape */
+	size_t pick_row;           /* its row among the counts; nrows when it is measured apart (own) */
+	rec_row own;               /* the system's own plan when its layout is not a count's (chunked systems) */
+	skv_fa2_decode fa2;        /* FA2's inputs: its occupancy model gives every efficiency */
 	unsigned fa2_splits;
 	int fa2_early;             /* the 0.8 x SMs early return fired */
 	float fa2_best_eff;        /* the best efficiency FA2 searched (0 if early) */
@@ -92,19 +103,25 @@ typedef struct {
 	rec_row *rows;             /* the count candidates, ascending */
 	size_t nrows;
 	size_t recommended;        /* index into rows; nrows if none is within tolerance */
-	size_t fa2_row;            /* index of FA2's pick */
 	rec_row fixed;             /* the fixed split size option */
 	unsigned split_size;       /* its keys per split */
-	unsigned split_size_fa2_batch1; /* FA2's count at batch 1 when split_size was derived from it, else 0 */
+	unsigned split_size_batch1; /* the system's count at batch 1 when split_size is its split size there, else 0 */
 	double spread_ulps;        /* max over trials, elements and pairs of counts of
 	                            * |o_a - o_b| / ulp(output format, truth); an element
 	                            * near zero has a tiny ulp and dominates it */
 	double spread_norm_rel;    /* max over trials and pairs of ||o_a - o_b|| / ||truth|| */
 	double floor_median, floor_max; /* the metric of the exact output rounded to the output format */
 	double tol;                /* the threshold applied: --tol, or K floor_max for --tol=Kx */
-	unsigned *skipped;         /* ineligible counts dropped from pow2 or a list, ascending */
+	unsigned *skipped;         /* ineligible counts dropped from pow2 or a list, ascending: the same
+	                            * layout as one split fewer, or a count the system's layout cannot make */
 	size_t nskipped;
 } rec_result;
+
+/* The system's side of a request: its plan, FA2's occupancy figures, the
+ * candidates and the fixed-size and own options, unmeasured
+ * (recommend_plan.c). SKV_EINVAL with a message for a shape outside the
+ * system's domain. */
+int rec_plan(rec_result *r, const rec_opts *o, message *e);
 
 /* Index of the recommended row: the largest efficiency among the rows within
  * tolerance and allowed; equal efficiencies go to the smaller count (the row
