@@ -293,7 +293,7 @@ static void test_floor(void **state)
 	(void)state;
 	run_spec s;
 	sweep_result r;
-	make_spec(&s, "systems", "--ctx=512 --head-dim=32 --splits=1,8 --lse-offset=0,500 --trials=2");
+	make_spec(&s, "systems", "--ctx=512 --head-dim=64 --splits=1,8 --lse-offset=0,500 --trials=2");
 	run_engine(&r, &s);
 	param_value v[NPARAMS];
 	for (size_t k = 0; k < r.nrows; k++) {

@@ -51,11 +51,12 @@ static int merge_rule(FILE *f, const results *r, message *e)
 
 const experiment exp_merge_rule = {
 	{"merge-rule", KIND_SPLIT,
-	 "LSE-weighted merges (onepass, pairwise) against the plain mean and sum of the partials (seed 002)",
+	 "LSE-weighted merges (onepass, pairwise) against the plain mean and sum of the partials",
 	 "--ctx=1024 --head-dim=8 --splits=8 --score-scale=1 --lse-base=2 --merge=onepass,pairwise,mean,sum "
 	 "--input=fp64 --compute=fp64 --p=fp64 --partial=fp64 --lse=fp64 --combine=fp64 --output=fp64 "
 	 "--trials=32",
-	 "Seed 002's first demonstration (head-dim 8, 1024 keys, 8 splits, base 2, q ~ N(0, 1)) in "
+	 "The first demonstration of skv's original problem statement (the split-KV combine check of "
+	 "TileLang's flash-decoding example: head-dim 8, 1024 keys, 8 splits, base 2, q ~ N(0, 1)) in "
 	 "fp64 throughout: the weighted merges sit at fp64 roundoff, mean and sum are wrong by orders "
 	 "of magnitude."},
 	"The LSE-weighted merges (one pass, pairwise) against the plain mean and sum of the partials, which ignore "

@@ -132,11 +132,13 @@ static int systems(FILE *f, const results *r, message *e)
 const experiment exp_systems = {
 	{"systems", KIND_SPLIT,
 	 "every production-kernel preset side by side over split counts and LSE magnitudes",
-	 "--preset=fa2,fa3,flashinfer,tilelang,xformers,sglang,flex,exact-fp64,naive-fp16 --ctx=8192 --head-dim=128 --splits=1,4,16,64,256 --lse-offset=0,50,500 --trials=8",
-	 "Each preset fixes the stage formats, LSE base, merge, order and empty-split mode of a real "
-	 "system (skv list shows them); the offsets put the LSEs near 0, 50 and 500. The error mixes "
-	 "the split kernel's own (bf16 inputs, P rounded or not) with the storage and merge: read "
-	 "exact-fp64 and naive-fp16 as the two ends."},
+	 "--preset=all --math=exact --ctx=8192 --head-dim=128 --splits=1,4,16,64,256 --lse-offset=0,50,500 --trials=8",
+	 "Each preset fixes what a real system does (skv list shows every field with its source): the "
+	 "stage formats, LSE base, score and LSE formulas, block order, accumulator, exp-sum lanes, merge "
+	 "rule, order, normalisation and empty-split mode; the offsets put the LSEs near 0, 50 and 500. "
+	 "Arithmetic is correctly rounded here (the approx-math experiment adds the systems' approximate "
+	 "math). The error mixes the split kernel's own (bf16 inputs, P rounded or not) with the storage "
+	 "and merge: read exact-fp64 and naive-fp16 as the two ends."},
 	"The precision profiles of production attention kernels (presets) side by side over split counts and LSE "
 	 "offsets.",
 	{"split-count", CHART_LINES, "splits", "lse_offset", "norm_rel_err",

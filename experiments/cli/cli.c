@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"skv %s: a precision study harness for the split-KV (flash-decoding) attention merge.\n"
 		"\n"
 		"commands:\n"
-		"  skv list                          every experiment, its description and defaults\n"
+		"  skv list [experiments|presets|P]  every experiment with its defaults, and every\n"
+		"                                    preset field with its source\n"
 		"  skv run EXPERIMENT [--PARAM=V1,V2,...]... [--out=DIR]\n"
 		"                                    run one experiment; a comma-separated list sweeps\n"
 		"                                    a parameter, the points are the cross product\n"
@@ -125,30 +126,6 @@ static void experiment_help(FILE *f, const run_spec *s)
 	fprintf(f, "\nparameters:\n");
 	cli_param_help(f, s);
 	fprintf(f, "  --%-14s output folder, default results\n", "out");
-}
-
-static void list(FILE *f)
-{
-	for (size_t i = 0; i < nexperiments; i++) {
-		const exp_def *x = &experiments[i]->def;
-		fprintf(f, "%-16s %s\n%-16s defaults: %s\n", x->name, x->summary, "", x->defaults);
-	}
-	fprintf(f, "\npresets (--preset=NAME on any experiment; explicit flags override single fields):\n");
-	for (size_t i = 0; i < skv_preset_count(); i++) {
-		const skv_preset *p = skv_preset_at(i);
-		const skv_config *c = &p->cfg;
-		fprintf(f, "%-16s input=%s compute=%s p=%s%s partial=%s%s lse=%s combine=%s output=%s%s lse-base=%s\n",
-			p->name, skv_format_name(c->input), skv_format_name(c->compute), skv_format_name(c->p),
-			p->follows & SKV_FOLLOW_P ? "(=input)" : "", skv_format_name(c->partial),
-			p->follows & SKV_FOLLOW_PARTIAL ? "(=output)" : "", skv_format_name(c->lse),
-			skv_format_name(c->combine), skv_format_name(c->output),
-			p->follows & SKV_FOLLOW_OUTPUT ? "(=input)" : "", skv_lse_base_name(c->base));
-		fprintf(f, "%-16s merge=%s order=%s merge-threads=%u empty=%s round-states=%d\n", "",
-			skv_merge_name(p->merge.merge), skv_order_name(p->merge.order), p->merge.threads,
-			skv_empty_name(p->merge.empty), p->merge.round_states);
-		fprintf(f, "%-16s ", "");
-		cli_wrap(f, p->description, 17, 17, 78);
-	}
 }
 
 /* The command line as one string, each argument quoted for the shell when
@@ -337,8 +314,8 @@ int cli_main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "list") == 0) {
-		list(stdout);
-		return 0;
+		const int st = list_main(argc - 1, argv + 1, stdout, &e);
+		return st == SKV_OK ? 0 : cli_fail(&e, st);
 	}
 	if (strcmp(cmd, "report") == 0)
 		return report_main(argc - 1, argv + 1);

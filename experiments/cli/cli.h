@@ -32,6 +32,10 @@ int output_write(const run_spec *s, const sweep_result *r, const char *command,
 
 /* --------------------------------------------------------------- commands */
 
+/* `skv list` (argv[0] == "list"): the experiments, the presets or one
+ * preset, on out. SKV_EINVAL with a message for a bad argument. */
+int list_main(int argc, char **argv, FILE *out, message *e);
+
 /* The whole program: argv as main receives it. Returns the exit status. */
 int cli_main(int argc, char **argv);
 /* Runs a checked spec whose --out is prepared and locked, writes its files

@@ -37,11 +37,18 @@ typedef enum {
 	P_LSE,
 	P_COMBINE,
 	P_OUTPUT,
+	P_BLOCKS,    /* the kernel's mechanisms (skv_config) */
+	P_ACC,
+	P_FORMULA,
+	P_LANES,
+	P_LANE_KEYS,
+	P_MATH,
 	P_MERGE,
 	P_ORDER,
 	P_EMPTY,
 	P_MERGE_THREADS,
 	P_ROUND_STATES,
+	P_NORM,
 	P_TRIALS,
 	P_SEED,
 	P_THREADS,
@@ -135,6 +142,10 @@ typedef struct {
 	size_t n;
 	param_value *v;
 } param_list;
+
+/* The math parameter's value for "the preset's own mode" (resolved by
+ * spec_values; without a preset it is exact). */
+#define MATH_OWN SKV_NMATHS
 
 /* Index of the parameter named by flag (without "--"); -1 if none. */
 int param_find(const char *flag);
@@ -269,6 +280,7 @@ typedef struct {
 uint64_t seed_problem(uint64_t seed, uint64_t trial);
 uint64_t seed_layout(uint64_t seed, uint64_t trial);
 uint64_t seed_order(uint64_t seed, uint64_t trial);
+uint64_t seed_math(uint64_t seed, uint64_t trial);
 
 /* The peak memory (bytes) and CPU time (seconds, from fixed costs per key
  * measured on x86-64: an estimate within a factor of a few) of running

@@ -6,7 +6,7 @@
 #include "core/stats.h"
 #include "core/sweep_internal.h"
 
-skv_config sweep_config(const param_value *v)
+skv_config sweep_config(const param_value *v, uint64_t trial)
 {
 	skv_config c = skv_config_uniform(SKV_FP32); /* every field set, the new ones included */
 	c.input = (skv_format)v[P_INPUT].u;
@@ -17,6 +17,13 @@ skv_config sweep_config(const param_value *v)
 	c.combine = (skv_format)v[P_COMBINE].u;
 	c.output = (skv_format)v[P_OUTPUT].u;
 	c.base = (skv_lse_base)v[P_LSE_BASE].u; /* the library's own values */
+	c.blocks = (skv_blocks)v[P_BLOCKS].u;
+	c.acc = (int)v[P_ACC].u;
+	c.formula = (skv_formula)v[P_FORMULA].u;
+	c.lanes = (unsigned)v[P_LANES].u;
+	c.lane_keys = (unsigned)v[P_LANE_KEYS].u;
+	c.math = v[P_MATH].u == MATH_OWN ? SKV_MATH_EXACT : (skv_math)v[P_MATH].u; /* own without a preset */
+	c.math_seed = c.math == SKV_MATH_EXACT ? 0 : seed_math(v[P_SEED].u, trial);
 	return c;
 }
 
@@ -28,6 +35,7 @@ skv_merge_spec sweep_merge(const param_value *v, uint64_t trial)
 	ms.empty = (skv_empty)v[P_EMPTY].u;
 	ms.threads = (unsigned)v[P_MERGE_THREADS].u;
 	ms.round_states = (int)v[P_ROUND_STATES].u;
+	ms.norm = (skv_norm)v[P_NORM].u;
 	ms.seed = seed_order(v[P_SEED].u, trial);
 	return ms;
 }
@@ -110,7 +118,7 @@ int measure_kernel(sweep *w, kernel_run *kr)
 	sweep_row_values(w, kr->rep, v);
 	const instance *in = &w->inst[w->row_inst[kr->rep]];
 	size_t S = (size_t)v[P_SPLITS].u, n = in->prob.n, ntiles = S;
-	skv_config cfg = sweep_config(v);
+	skv_config cfg = sweep_config(v, trial);
 	size_t *bounds = NULL;
 	int st;
 	if (v[P_LAYOUT].u == LAYOUT_SYSTEM) { /* a system's layout: contiguous or interleaved tiles */
@@ -219,7 +227,7 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 	const instance *in = &w->inst[w->row_inst[r]];
 	const kernel_run *kr = &w->runs[w->row_run[r]];
 	const size_t d = in->prob.d;
-	skv_config cfg = sweep_config(v);
+	skv_config cfg = sweep_config(v, trial);
 	skv_partials st;
 	int rc = skv_partials_init(&st, kr->sp.S, d);
 	if (rc != SKV_OK)
@@ -247,11 +255,11 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 }
 
 /* An online-kind row: blockwise attention over every query row. */
-static int row_online(sweep *w, size_t r, const param_value *v)
+static int row_online(sweep *w, size_t r, const param_value *v, uint64_t trial)
 {
 	const instance *in = &w->inst[w->row_inst[r]];
 	const size_t d = in->prob.d, nq = in->nq;
-	skv_config cfg = sweep_config(v);
+	skv_config cfg = sweep_config(v, trial);
 	double *out = malloc(nq * d * sizeof *out), *lse = malloc(nq * sizeof *lse);
 	int rc = out && lse ? SKV_OK : SKV_ENOMEM;
 	if (rc == SKV_OK)
@@ -281,5 +289,5 @@ int measure_row(sweep *w, size_t r)
 	uint64_t trial;
 	const run_spec *s = sweep_row_spec(w, r, NULL, NULL, &trial);
 	sweep_row_values(w, r, v);
-	return s->exp->kind == KIND_ONLINE ? row_online(w, r, v) : row_split(w, r, v, trial);
+	return s->exp->kind == KIND_ONLINE ? row_online(w, r, v, trial) : row_split(w, r, v, trial);
 }

@@ -36,6 +36,42 @@ ENUM_ADAPTERS(merge, skv_merge, skv_merge_parse, skv_merge_name)
 ENUM_ADAPTERS(order, skv_order, skv_order_parse, skv_order_name)
 ENUM_ADAPTERS(empty, skv_empty, skv_empty_parse, skv_empty_name)
 ENUM_ADAPTERS(base, skv_lse_base, skv_lse_base_parse, skv_lse_base_name)
+ENUM_ADAPTERS(blocks, skv_blocks, skv_blocks_parse, skv_blocks_name)
+ENUM_ADAPTERS(formula, skv_formula, skv_formula_parse, skv_formula_name)
+ENUM_ADAPTERS(norm, skv_norm, skv_norm_parse, skv_norm_name)
+
+/* The accumulator: 0 is "compute" (the compute format), SKV_ACC(f) a value
+ * format f. */
+static const char *acc_name(unsigned v) { return v == 0 ? "compute" : format_name(v - 1); }
+
+static int acc_parse(unsigned *v, const char *s)
+{
+	unsigned f;
+	if (strcmp(s, "compute") == 0) {
+		*v = 0;
+		return SKV_OK;
+	}
+	if (format_parse(&f, s) != SKV_OK)
+		return SKV_EINVAL;
+	*v = (unsigned)SKV_ACC((skv_format)f);
+	return SKV_OK;
+}
+
+/* The math mode, and "own": the preset's (MATH_OWN). */
+static const char *math_name(unsigned v) { return v == MATH_OWN ? "own" : skv_math_name((skv_math)v); }
+
+static int math_parse(unsigned *v, const char *s)
+{
+	skv_math m;
+	if (strcmp(s, "own") == 0) {
+		*v = MATH_OWN;
+		return SKV_OK;
+	}
+	if (skv_math_parse(&m, s) != SKV_OK)
+		return SKV_EINVAL;
+	*v = (unsigned)m;
+	return SKV_OK;
+}
 
 /* The program's own enumerations: one table of names each. */
 static const char *const layout_names[NLAYOUTS] = {"even", "random", "skewed", "holes", "last-empty", "all-empty",
@@ -105,6 +141,11 @@ static const param_enum en_order = {"order", SKV_NORDERS, order_name, order_pars
 static const param_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, empty_parse};
 static const param_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
 static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
+static const param_enum en_blocks = {"block order", SKV_NBLOCKS, blocks_name, blocks_parse};
+static const param_enum en_acc = {"accumulator", SKV_NFORMATS + 1, acc_name, acc_parse};
+static const param_enum en_formula = {"formula", SKV_NFORMULAS, formula_name, formula_parse};
+static const param_enum en_math = {"math mode", SKV_NMATHS + 1, math_name, math_parse};
+static const param_enum en_norm = {"normalisation", SKV_NNORMS, norm_name, norm_parse};
 static const param_enum en_layout = {"layout", NLAYOUTS, layout_name, layout_parse};
 static const param_enum en_system = {"system", SKV_HEUR_NSYSTEMS + 1, system_name, system_parse};
 
@@ -182,6 +223,23 @@ const param_def params[NPARAMS] = {
 	[P_COMBINE] = {"combine", "combine", ENUM(en_format), SPLIT, MERGE, 0, "fp32", "arithmetic of the merge"},
 	[P_OUTPUT] = {"output", "output", ENUM(en_format), ALL, ROW, 0, "fp32",
 		      "format of the result (and unit of ulp_err)"},
+	[P_BLOCKS] = {"blocks", "blocks", ENUM(en_blocks), ALL, KERNEL, 0, "forward",
+		      "order of the key blocks inside a split: forward, or reverse (FlashAttention 2 and 3)"},
+	[P_ACC] = {"acc", "acc", ENUM(en_acc), ALL, KERNEL, 0, "compute",
+		   "format of the P.V accumulator: compute (the compute format), or a format it is rounded "
+		   "to after every update (llama.cpp CPU: fp16)"},
+	[P_FORMULA] = {"formula", "formula", ENUM(en_formula), ALL, KERNEL, 0, "skv",
+		       "score, normalisation and LSE formulas as each system writes them (skv.h lists them)"},
+	[P_LANES] = {"lanes", "lanes", INT(0, 1024), ALL, KERNEL, 0, "0",
+		     "exp-sum lanes of a split (0 or 1: one sequential sum; a power of two: strided lanes "
+		     "then a butterfly)"},
+	[P_LANE_KEYS] = {"lane-keys", "lane_keys", INT(0, 1024), ALL, KERNEL, 0, "0",
+			 "consecutive keys per lane (0: 1)"},
+	[P_MATH] = {"math", "math", ENUM(en_math), ALL, KERNEL, 0, "own",
+		    "fp32 exp, log, division: exact (correctly rounded), fast or cuda (the documented error "
+		    "bounds of the approximate instructions, drawn per trial from the seed: a bound model, not "
+		    "the hardware's bits), or own (the preset's; exact without one). An explicit mode holds over "
+		    "the preset's"},
 	[P_MERGE] = {"merge", "merge", ENUM(en_merge), SPLIT, MERGE, 0, "onepass",
 		     "merge rule (mean and sum are wrong on purpose)"},
 	[P_ORDER] = {"order", "order", ENUM(en_order), SPLIT, MERGE, 0, "seq",
@@ -192,6 +250,8 @@ const param_def params[NPARAMS] = {
 	[P_ROUND_STATES] = {"round-states", "round_states", INT(0, 1), SPLIT, MERGE, 0, "0",
 			    "1: per-thread merge states rounded to the input format (FlashInfer's "
 			    "shared-memory stage)"},
+	[P_NORM] = {"norm", "norm", ENUM(en_norm), SPLIT, MERGE, 0, "div",
+		    "the merge's final normalisation: div, or rcp (a reciprocal then a product, FlashInfer)"},
 	[P_TRIALS] = {"trials", "trials", INT(1, 1000000), ALL, ROW, 1, "5", "random instances per point"},
 	[P_SEED] = {"seed", "seed", INT(0, UINT64_MAX), ALL, PROBLEM, 0, "1",
 		    "base seed; trial t draws its problem from skv_seed_mix(seed, t)"},

@@ -132,7 +132,7 @@ int rec_opts_init(rec_opts *out, run_spec *spec, message *e)
 	o.preset = pr ? skv_preset_at(pr - 1) : NULL;
 	param_value v[NPARAMS];
 	spec_values(s, 0, v);
-	o.cfg = sweep_config(v);
+	o.cfg = sweep_config(v, 0);
 	o.merge = sweep_merge(v, 0);
 	o.dist = (skv_dist)v[P_DIST].u;
 	o.score_scale = v[P_SCORE_SCALE].r, o.lse_offset = v[P_LSE_OFFSET].r;

@@ -6,6 +6,7 @@
  *   problem seed  P = skv_seed_mix(S, t)      (skv_problem_init)
  *   layout seed     skv_seed_mix(P, 1)        (the random layout's cuts)
  *   order seed      skv_seed_mix(P, 2)        (the random reduction order)
+ *   math seed       skv_seed_mix(P, 3)        (the approximate-math bound model)
  * so one CSV row is reproduced from its seed and trial columns alone, and
  * every variant of a trial (formats, merges, orders) sees the same problem.
  */
@@ -14,3 +15,5 @@ uint64_t seed_problem(uint64_t seed, uint64_t trial) { return skv_seed_mix(seed,
 uint64_t seed_layout(uint64_t seed, uint64_t trial) { return skv_seed_mix(seed_problem(seed, trial), 1); }
 
 uint64_t seed_order(uint64_t seed, uint64_t trial) { return skv_seed_mix(seed_problem(seed, trial), 2); }
+
+uint64_t seed_math(uint64_t seed, uint64_t trial) { return skv_seed_mix(seed_problem(seed, trial), 3); }

@@ -1,14 +1,8 @@
-/* spec.c - run specs: defaults, command-line flags, value lists, cross-parameter checks and the point order. */
-#include <omp.h>
+/* spec.c - run specs: defaults, command-line flags, value lists, presets resolved into values, and the point order. */
 #include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
-#include "core/core.h"
 
-/* Upper bound on points x trials: the engine keeps a few dozen bytes per row
- * and a key per row for its sharing, so a million rows stay well under a
- * gigabyte; a larger sweep is almost certainly a typo. */
-static const size_t max_rows = 1000000;
+#include "core/core.h"
 
 static char *dup_str(const char *s)
 {
@@ -76,6 +70,68 @@ static int repeated_value(message *e, int id, const param_value *v, size_t n, co
 	return i < n;
 }
 
+/* "v1,v2,...": every named value of an enumeration but the ones that
+ * stand for another or for nothing ("none": no preset; "own": the preset's
+ * math mode), for --X=all. */
+static char *enum_all(const param_enum *en)
+{
+	size_t len = 1;
+	for (unsigned v = 0; v < en->count; v++)
+		len += en->name(v) ? strlen(en->name(v)) + 1 : 0;
+	char *b = malloc(len), *w = b;
+	if (!b)
+		return NULL;
+	*w = '\0';
+	for (unsigned v = 0; v < en->count; v++) {
+		const char *nm = en->name(v);
+		if (!nm || strcmp(nm, "none") == 0 || strcmp(nm, "own") == 0)
+			continue;
+		w += sprintf(w, "%s%s", w == b ? "" : ",", nm);
+	}
+	return b;
+}
+
+/* Parses the comma-separated list `value` of parameter id into s. */
+static int set_list(run_spec *s, int id, const char *value, int given, message *e)
+{
+	const char *flag = params[id].flag;
+	size_t n = 1;
+	for (const char *c = value; *c; c++)
+		n += *c == ',';
+	if (params[id].single && n > 1) {
+		msg_set(e, "skv: --%s takes one value, not a list ('%s')", flag, value);
+		return SKV_EINVAL;
+	}
+	param_value *v = malloc(n * sizeof *v);
+	char *buf = dup_str(value);
+	int st = v && buf ? SKV_OK : nomem(e);
+	char *tok = buf;
+	for (size_t i = 0; i < n && st == SKV_OK; i++) {
+		char *comma = strchr(tok, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*tok) {
+			msg_set(e, "skv: empty value in --%s=%s", flag, value);
+			st = SKV_EINVAL;
+		} else {
+			st = param_parse(&v[i], id, tok, e);
+		}
+		tok = comma ? comma + 1 : tok + strlen(tok);
+	}
+	free(buf);
+	if (st == SKV_OK && repeated_value(e, id, v, n, value))
+		st = SKV_EINVAL;
+	if (st != SKV_OK) {
+		free(v);
+		return st;
+	}
+	free(s->list[id].v);
+	s->list[id].v = v;
+	s->list[id].n = n;
+	s->given[id] = given ? 1 : 0;
+	return SKV_OK;
+}
+
 int spec_set(run_spec *s, const char *flag, const char *value, int given, message *e)
 {
 	int id = param_find(flag);
@@ -88,49 +144,17 @@ int spec_set(run_spec *s, const char *flag, const char *value, int given, messag
 		msg_set(e, "skv: --%s does not apply to experiment %s", flag, s->exp->name);
 		return SKV_EINVAL;
 	}
-	size_t n = 1;
-	for (const char *c = value; *c; c++)
-		n += *c == ',';
-	if (p->single && n > 1) {
-		msg_set(e, "skv: --%s takes one value, not a list ('%s')", flag, value);
-		return SKV_EINVAL;
+	/* --X=all: every value of an enumeration that has none named "all" */
+	unsigned u;
+	if (strcmp(value, "all") == 0 && p->type == PT_ENUM && !p->single && p->en->parse(&u, "all") != SKV_OK) {
+		char *every = enum_all(p->en);
+		if (!every)
+			return nomem(e);
+		int st = set_list(s, id, every, given, e);
+		free(every);
+		return st;
 	}
-	param_value *v = malloc(n * sizeof *v);
-	char *buf = dup_str(value);
-	if (!v || !buf) {
-		free(v);
-		free(buf);
-		return nomem(e);
-	}
-	char *tok = buf;
-	for (size_t i = 0; i < n; i++) {
-		char *comma = strchr(tok, ',');
-		if (comma)
-			*comma = '\0';
-		int st = SKV_OK;
-		if (!*tok) {
-			msg_set(e, "skv: empty value in --%s=%s", flag, value);
-			st = SKV_EINVAL;
-		} else {
-			st = param_parse(&v[i], id, tok, e);
-		}
-		if (st != SKV_OK) {
-			free(v);
-			free(buf);
-			return st;
-		}
-		tok = comma ? comma + 1 : tok + strlen(tok);
-	}
-	free(buf);
-	if (repeated_value(e, id, v, n, value)) {
-		free(v);
-		return SKV_EINVAL;
-	}
-	free(s->list[id].v);
-	s->list[id].v = v;
-	s->list[id].n = n;
-	s->given[id] = given ? 1 : 0;
-	return SKV_OK;
+	return set_list(s, id, value, given, e);
 }
 
 int spec_set_values(run_spec *s, int id, const param_value *v, size_t n, message *e)
@@ -232,9 +256,9 @@ static int apply_args(run_spec *s, int argc, char **argv, int given, message *e)
 
 /* The parameters a preset fixes (spec_values). */
 static const int preset_fields[] = {
-	P_INPUT,  P_COMPUTE, P_P,     P_LSE_BASE,      P_PARTIAL,
-	P_LSE,    P_COMBINE, P_OUTPUT, P_MERGE,         P_ORDER,
-	P_EMPTY,  P_MERGE_THREADS, P_ROUND_STATES,
+	P_INPUT, P_COMPUTE, P_P,	 P_LSE_BASE, P_PARTIAL, P_LSE,		 P_COMBINE,	 P_OUTPUT,
+	P_BLOCKS, P_ACC,    P_FORMULA, P_LANES,	     P_LANE_KEYS, P_MERGE,	 P_ORDER,
+	P_EMPTY, P_MERGE_THREADS, P_ROUND_STATES, P_NORM,
 };
 
 /* When a preset is swept, a field it fixes that the user did not give is
@@ -359,157 +383,33 @@ void spec_values(const run_spec *s, size_t pt, param_value vals[NPARAMS])
 	 * the user is the preset's input (fa2 on fp16 tensors), and the stages
 	 * that follow the input follow it. */
 	const skv_preset *p = vals[P_PRESET].u ? skv_preset_at(vals[P_PRESET].u - 1) : NULL;
+	/* --math=own (the default) is the preset's mode, exact without one; an
+	 * explicit mode always holds, so an experiment can sweep exact against
+	 * own over presets */
+	const int own_math = vals[P_MATH].u == MATH_OWN;
+	if (own_math)
+		vals[P_MATH].u = SKV_MATH_EXACT;
 	if (!p)
 		return;
 	skv_format in = s->given[P_INPUT] ? (skv_format)vals[P_INPUT].u : p->cfg.input;
 	skv_config c;
 	skv_merge_spec m;
-	if (skv_preset_resolve(&c, &m, p, in) != SKV_OK)
-		return;
+	if (skv_preset_resolve_full(&c, &m, p, in, (unsigned)vals[P_HEAD_DIM].u) != SKV_OK)
+		return; /* spec_check refuses it (presets_resolve) */
 	const uint64_t fixed[NPARAMS] = {
-		[P_INPUT] = c.input,	       [P_COMPUTE] = c.compute, [P_P] = c.p,
-		[P_LSE_BASE] = c.base,	       [P_PARTIAL] = c.partial, [P_LSE] = c.lse,
-		[P_COMBINE] = c.combine,       [P_OUTPUT] = c.output,   [P_MERGE] = m.merge,
-		[P_ORDER] = m.order,	       [P_EMPTY] = m.empty,
-		[P_MERGE_THREADS] = m.threads, [P_ROUND_STATES] = (uint64_t)m.round_states,
+		[P_INPUT] = c.input,	       [P_COMPUTE] = c.compute,	      [P_P] = c.p,
+		[P_LSE_BASE] = c.base,	       [P_PARTIAL] = c.partial,	      [P_LSE] = c.lse,
+		[P_COMBINE] = c.combine,       [P_OUTPUT] = c.output,	      [P_BLOCKS] = c.blocks,
+		[P_ACC] = (uint64_t)c.acc,     [P_FORMULA] = c.formula,	      [P_LANES] = c.lanes,
+		[P_LANE_KEYS] = c.lane_keys,   [P_MERGE] = m.merge,
+		[P_ORDER] = m.order,	       [P_EMPTY] = m.empty,	      [P_MERGE_THREADS] = m.threads,
+		[P_ROUND_STATES] = (uint64_t)m.round_states, [P_NORM] = m.norm,
 	};
 	for (size_t k = 0; k < sizeof preset_fields / sizeof preset_fields[0]; k++)
 		if (!s->given[preset_fields[k]])
 			vals[preset_fields[k]].u = fixed[preset_fields[k]];
-}
-
-/* Whether the library's merge accepts this (merge, order, empty, threads):
- * a dry run on two one-element splits, so an option the library does not
- * implement yet is refused before any computing. */
-static int merge_supported(skv_merge m, skv_order o, skv_empty em, uint64_t threads)
-{
-	skv_partials sp;
-	if (skv_partials_init(&sp, 2, 1) != SKV_OK)
-		return -1;
-	for (size_t i = 0; i < 2; i++) {
-		sp.o[i] = sp.acc[i] = (double)(i + 1);
-		sp.lse[i] = sp.m[i] = 0.0;
-		sp.l[i] = 1.0;
-	}
-	skv_merge_spec ms = skv_merge_spec_default();
-	ms.merge = m;
-	ms.order = o;
-	ms.empty = em;
-	ms.threads = (unsigned)threads;
-	skv_config cfg = skv_config_uniform(SKV_FP64);
-	double out, lse;
-	int st = skv_merge_run(&out, &lse, &sp, &ms, &cfg);
-	skv_partials_free(&sp);
-	return st == SKV_OK ? 1 : st == SKV_ENOMEM ? -1 : 0;
-}
-
-/* Threads and memory, before any work: --threads at most 4 a core (64 at
- * least), and a run whose estimated peak memory exceeds the machine's
- * physical memory refused, with the estimate (and its CPU time) in the
- * message, as recommend refuses what cannot fit. */
-static int check_resources(const run_spec *s, message *e)
-{
-	const int procs = omp_get_num_procs();
-	const uint64_t cap = procs * 4 > 64 ? (uint64_t)procs * 4 : 64;
-	const uint64_t th = s->list[P_THREADS].v[0].u;
-	if (th > cap) {
-		msg_set(e, "skv: --threads=%llu is more than 4 per core (this machine has %d core%s: at most %llu)",
-			       (unsigned long long)th, procs, procs == 1 ? "" : "s", (unsigned long long)cap);
-		return SKV_EINVAL;
-	}
-	double bytes, cpu;
-	if (sweep_estimate(&bytes, &cpu, s, th ? (int)th : omp_get_max_threads()) != SKV_OK)
-		return nomem(e);
-	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	const double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
-	if (ram > 0 && bytes > ram) {
-		msg_set(e, "skv: %s needs about %.3g GiB of memory at its largest point, more than this machine's %.3g "
-				  "GiB (and about %.3g CPU hours); lower --ctx, --head-dim or --splits",
-			       s->exp->name, bytes / 1073741824.0, ram / 1073741824.0, cpu / 3600);
-		return SKV_EINVAL;
-	}
-	return SKV_OK;
-}
-
-/* Layout fixed needs the split size (recommend's) and a count that fits it:
- * S = ceil(ctx / size) for every ctx. */
-static int fixed_mismatch(const run_spec *s, uint64_t S, message *e)
-{
-	const uint64_t size = s->list[P_SPLIT_SIZE].v[0].u;
-	if (!spec_applies(s, P_SPLIT_SIZE) || size == 0) {
-		msg_set(e, "skv: --layout=fixed needs --split-size (the fixed-size option of skv recommend)");
-		return 1;
-	}
-	const param_list *ctx = &s->list[P_CTX];
-	for (size_t i = 0; i < ctx->n; i++) {
-		const uint64_t want = ctx->v[i].u / size + (ctx->v[i].u % size != 0);
-		if (S != want) {
-			msg_set(e, "skv: --layout=fixed with --split-size=%llu and --ctx=%llu takes --splits=%llu, not %llu",
-				(unsigned long long)size, (unsigned long long)ctx->v[i].u, (unsigned long long)want,
-				(unsigned long long)S);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-int spec_check(const run_spec *s, message *e)
-{
-	const param_list *ctx = &s->list[P_CTX], *sp = &s->list[P_SPLITS];
-	if (s->exp->kind != KIND_ONLINE) { /* split rows: run experiments and recommend */
-		for (size_t i = 0; i < sp->n; i++)
-			for (size_t j = 0; j < ctx->n; j++)
-				if (sp->v[i].u > ctx->v[j].u) {
-					msg_set(e, "skv: --splits=%llu is greater than --ctx=%llu",
-						 (unsigned long long)sp->v[i].u, (unsigned long long)ctx->v[j].u);
-					return SKV_EINVAL;
-				}
-		const param_list *ll = &s->list[P_LAYOUT];
-		for (size_t i = 0; i < ll->n; i++)
-			for (size_t j = 0; j < sp->n; j++) {
-				layout_id lay = (layout_id)ll->v[i].u;
-				if (lay == LAYOUT_FIXED && fixed_mismatch(s, sp->v[j].u, e))
-					return SKV_EINVAL;
-				if (lay == LAYOUT_SYSTEM && !spec_applies(s, P_SYSTEM)) {
-					msg_set(e, "skv: --layout=system is skv recommend's (it cuts the context as "
-						   "--system does)");
-					return SKV_EINVAL;
-				}
-				if (sp->v[j].u < layout_min_splits(lay)) {
-					char name[32];
-					param_format(name, sizeof name, P_LAYOUT, ll->v[i]);
-					msg_set(e, "skv: --layout=%s needs at least %zu splits, not --splits=%llu", name,
-						       layout_min_splits(lay), (unsigned long long)sp->v[j].u);
-					return SKV_EINVAL;
-				}
-			}
-		const param_list *lm = &s->list[P_MERGE], *lo = &s->list[P_ORDER];
-		const param_list *le = &s->list[P_EMPTY], *lt = &s->list[P_MERGE_THREADS];
-		for (size_t a = 0; a < lm->n; a++)
-			for (size_t b = 0; b < lo->n; b++)
-				for (size_t c = 0; c < le->n; c++)
-					for (size_t d = 0; d < lt->n; d++) {
-						skv_merge m = (skv_merge)lm->v[a].u;
-						skv_order o = (skv_order)lo->v[b].u;
-						skv_empty em = (skv_empty)le->v[c].u;
-						int ok = merge_supported(m, o, em, lt->v[d].u);
-						if (ok < 0)
-							return nomem(e);
-						if (!ok) {
-							msg_set(e, "skv: --merge=%s --order=%s --empty=%s is not supported "
-								 "by this build of the library",
-								 skv_merge_name(m), skv_order_name(o), skv_empty_name(em));
-							return SKV_EINVAL;
-						}
-					}
-	}
-	size_t np = spec_npoints(s);
-	uint64_t tr = spec_trials(s);
-	if (np == 0 || tr > max_rows || np > max_rows / tr) {
-		msg_set(e, "skv: the sweep is too large (points x trials above %zu rows); shorten a list", max_rows);
-		return SKV_EINVAL;
-	}
-	return check_resources(s, e);
+	if (own_math)
+		vals[P_MATH].u = c.math;
 }
 
 /* Appends to a growing string; returns 0 when out of memory. */

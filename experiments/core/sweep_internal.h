@@ -73,7 +73,7 @@ uint64_t sweep_key_word(int id, param_value v);
 size_t sweep_query_rows(unsigned kind, const param_value *v);
 /* The kernel configuration and merge of a row's values (trial t: the
  * random order's seed). */
-skv_config sweep_config(const param_value *v);
+skv_config sweep_config(const param_value *v, uint64_t trial);
 skv_merge_spec sweep_merge(const param_value *v, uint64_t trial);
 
 /* measure.c: the one measurement. */

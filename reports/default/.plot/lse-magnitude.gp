@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'lse-magnitude'
 title = 'lse-magnitude: error against the magnitude of the LSEs, per LSE storage format'
-fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, input fp32, layout even, block size 128,'."\n".'compute fp64, p fp64, LSE base e, partial fp64, combine fp64, output fp64, merge onepass, order seq,'."\n".'empty guard, merge threads 1, round states 0, seed 1, 16 trials per point'
+fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, input fp32, layout even, block size 128,'."\n".'compute fp64, p fp64, LSE base e, partial fp64, combine fp64, output fp64, blocks forward,'."\n".'acc compute, formula skv, lanes 0, lane-keys 0, math exact, merge onepass, order seq, empty guard,'."\n".'merge threads 1, round states 0, norm div, seed 1, 16 trials per point'
 ntrials = 16
 metric = 'norm_rel_err'
 xlabel = 'LSE offset added to every score (natural-log units)'

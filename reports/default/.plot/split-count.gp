@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'split-count'
 title = 'split-count: error of the merged output against the number of KV splits'
-fixed = 'ctx 16384, head-dim 128, dist gaussian, score scale 0.5, input fp32, LSE offset 0, layout even,'."\n".'block size 128, compute fp32, p fp32, LSE base e, combine fp32, output fp32, merge onepass,'."\n".'order seq, empty guard, merge threads 1, round states 0, seed 1, 16 trials per point'
+fixed = 'ctx 16384, head-dim 128, dist gaussian, score scale 0.5, input fp32, LSE offset 0, layout even,'."\n".'block size 128, compute fp32, p fp32, LSE base e, combine fp32, output fp32, blocks forward,'."\n".'acc compute, formula skv, lanes 0, lane-keys 0, math exact, merge onepass, order seq, empty guard,'."\n".'merge threads 1, round states 0, norm div, seed 1, 16 trials per point'
 ntrials = 16
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'

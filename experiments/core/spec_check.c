@@ -1,0 +1,206 @@
+/* spec_check.c - a run spec's cross-parameter checks, before any work: presets, layouts, merges, configurations, size, threads and memory. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "core/sweep_internal.h"
+
+/* Upper bound on points x trials: the engine keeps a few dozen bytes per row
+ * and a key per row for its sharing, so a million rows stay well under a
+ * gigabyte; a larger sweep is almost certainly a typo. */
+static const size_t max_rows = 1000000;
+
+static int nomem(message *e)
+{
+	msg_set(e, "skv: out of memory");
+	return SKV_EIO;
+}
+
+/* Whether every preset of the spec resolves on every head dimension (and
+ * given input format) it is swept with: FlashInfer's merge dispatches
+ * head_dim 64, 128, 256, 512 only. The message names the first that does not. */
+static int presets_resolve(const run_spec *s, message *e)
+{
+	const param_list *pl = &s->list[P_PRESET], *hd = &s->list[P_HEAD_DIM], *il = &s->list[P_INPUT];
+	for (size_t i = 0; i < pl->n; i++) {
+		const skv_preset *p = pl->v[i].u ? skv_preset_at(pl->v[i].u - 1) : NULL;
+		for (size_t j = 0; p && j < hd->n; j++)
+			for (size_t k = 0; k < (s->given[P_INPUT] ? il->n : 1); k++) {
+				skv_config c;
+				skv_merge_spec m;
+				skv_format in = s->given[P_INPUT] ? (skv_format)il->v[k].u : p->cfg.input;
+				if (skv_preset_resolve_full(&c, &m, p, in, (unsigned)hd->v[j].u) != SKV_OK) {
+					msg_set(e, "skv: --preset=%s does not take --head-dim=%llu with input %s (its "
+						   "kernels are not built for it)",
+						p->name, (unsigned long long)hd->v[j].u, skv_format_name(in));
+					return 0;
+				}
+			}
+	}
+	return 1;
+}
+
+/* Whether the library's merge accepts this (merge, order, empty, threads):
+ * a dry run on two one-element splits, so an option the library does not
+ * implement yet is refused before any computing. */
+static int merge_supported(skv_merge m, skv_order o, skv_empty em, uint64_t threads)
+{
+	skv_partials sp;
+	if (skv_partials_init(&sp, 2, 1) != SKV_OK)
+		return -1;
+	for (size_t i = 0; i < 2; i++) {
+		sp.o[i] = sp.acc[i] = (double)(i + 1);
+		sp.lse[i] = sp.m[i] = 0.0;
+		sp.l[i] = 1.0;
+	}
+	skv_merge_spec ms = skv_merge_spec_default();
+	ms.merge = m;
+	ms.order = o;
+	ms.empty = em;
+	ms.threads = (unsigned)threads;
+	skv_config cfg = skv_config_uniform(SKV_FP64);
+	double out, lse;
+	int st = skv_merge_run(&out, &lse, &sp, &ms, &cfg);
+	skv_partials_free(&sp);
+	return st == SKV_OK ? 1 : st == SKV_ENOMEM ? -1 : 0;
+}
+
+/* Threads and memory, before any work: --threads at most 4 a core (64 at
+ * least), and a run whose estimated peak memory exceeds the machine's
+ * physical memory refused, with the estimate (and its CPU time) in the
+ * message, as recommend refuses what cannot fit. */
+static int check_resources(const run_spec *s, message *e)
+{
+	const int procs = omp_get_num_procs();
+	const uint64_t cap = procs * 4 > 64 ? (uint64_t)procs * 4 : 64;
+	const uint64_t th = s->list[P_THREADS].v[0].u;
+	if (th > cap) {
+		msg_set(e, "skv: --threads=%llu is more than 4 per core (this machine has %d core%s: at most %llu)",
+			       (unsigned long long)th, procs, procs == 1 ? "" : "s", (unsigned long long)cap);
+		return SKV_EINVAL;
+	}
+	double bytes, cpu;
+	if (sweep_estimate(&bytes, &cpu, s, th ? (int)th : omp_get_max_threads()) != SKV_OK)
+		return nomem(e);
+	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	const double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+	if (ram > 0 && bytes > ram) {
+		msg_set(e, "skv: %s needs about %.3g GiB of memory at its largest point, more than this machine's %.3g "
+				  "GiB (and about %.3g CPU hours); lower --ctx, --head-dim or --splits",
+			       s->exp->name, bytes / 1073741824.0, ram / 1073741824.0, cpu / 3600);
+		return SKV_EINVAL;
+	}
+	return SKV_OK;
+}
+
+/* Layout fixed needs the split size (recommend's) and a count that fits it:
+ * S = ceil(ctx / size) for every ctx. */
+static int fixed_mismatch(const run_spec *s, uint64_t S, message *e)
+{
+	const uint64_t size = s->list[P_SPLIT_SIZE].v[0].u;
+	if (!spec_applies(s, P_SPLIT_SIZE) || size == 0) {
+		msg_set(e, "skv: --layout=fixed needs --split-size (the fixed-size option of skv recommend)");
+		return 1;
+	}
+	const param_list *ctx = &s->list[P_CTX];
+	for (size_t i = 0; i < ctx->n; i++) {
+		const uint64_t want = ctx->v[i].u / size + (ctx->v[i].u % size != 0);
+		if (S != want) {
+			msg_set(e, "skv: --layout=fixed with --split-size=%llu and --ctx=%llu takes --splits=%llu, not %llu",
+				(unsigned long long)size, (unsigned long long)ctx->v[i].u, (unsigned long long)want,
+				(unsigned long long)S);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Every point's kernel configuration is one the library takes (a formula
+ * needs its base: fa2's formula with --lse-base=e is refused here, before
+ * any work). The message names the point's formula and base. */
+static int configs_valid(const run_spec *s, size_t np, message *e)
+{
+	for (size_t pt = 0; pt < np; pt++) {
+		param_value v[NPARAMS];
+		spec_values(s, pt, v);
+		const skv_config c = sweep_config(v, 0);
+		if (skv_config_check(&c) != SKV_OK) {
+			const int fb = skv_formula_base(c.formula);
+			if (fb >= 0 && (skv_lse_base)fb != c.base)
+				msg_set(e, "skv: --formula=%s needs --lse-base=%s, not %s", skv_formula_name(c.formula),
+					skv_lse_base_name((skv_lse_base)fb), skv_lse_base_name(c.base));
+			else
+				msg_set(e, "skv: --lanes=%u --lane-keys=%u --acc=%s: not a configuration the kernel takes "
+					   "(lanes: 0 or a power of two up to 1024; lane-keys at most 1024)",
+					c.lanes, c.lane_keys, c.acc ? skv_format_name((skv_format)(c.acc - 1)) : "compute");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int spec_check(const run_spec *s, message *e)
+{
+	const param_list *ctx = &s->list[P_CTX], *sp = &s->list[P_SPLITS];
+	if (!presets_resolve(s, e))
+		return SKV_EINVAL;
+	if (s->exp->kind != KIND_ONLINE) { /* split rows: run experiments and recommend */
+		for (size_t i = 0; i < sp->n; i++)
+			for (size_t j = 0; j < ctx->n; j++)
+				if (sp->v[i].u > ctx->v[j].u) {
+					msg_set(e, "skv: --splits=%llu is greater than --ctx=%llu",
+						 (unsigned long long)sp->v[i].u, (unsigned long long)ctx->v[j].u);
+					return SKV_EINVAL;
+				}
+		const param_list *ll = &s->list[P_LAYOUT];
+		for (size_t i = 0; i < ll->n; i++)
+			for (size_t j = 0; j < sp->n; j++) {
+				layout_id lay = (layout_id)ll->v[i].u;
+				if (lay == LAYOUT_FIXED && fixed_mismatch(s, sp->v[j].u, e))
+					return SKV_EINVAL;
+				if (lay == LAYOUT_SYSTEM && !spec_applies(s, P_SYSTEM)) {
+					msg_set(e, "skv: --layout=system is skv recommend's (it cuts the context as "
+						   "--system does)");
+					return SKV_EINVAL;
+				}
+				if (sp->v[j].u < layout_min_splits(lay)) {
+					char name[32];
+					param_format(name, sizeof name, P_LAYOUT, ll->v[i]);
+					msg_set(e, "skv: --layout=%s needs at least %zu splits, not --splits=%llu", name,
+						       layout_min_splits(lay), (unsigned long long)sp->v[j].u);
+					return SKV_EINVAL;
+				}
+			}
+		const param_list *lm = &s->list[P_MERGE], *lo = &s->list[P_ORDER];
+		const param_list *le = &s->list[P_EMPTY], *lt = &s->list[P_MERGE_THREADS];
+		for (size_t a = 0; a < lm->n; a++)
+			for (size_t b = 0; b < lo->n; b++)
+				for (size_t c = 0; c < le->n; c++)
+					for (size_t d = 0; d < lt->n; d++) {
+						skv_merge m = (skv_merge)lm->v[a].u;
+						skv_order o = (skv_order)lo->v[b].u;
+						skv_empty em = (skv_empty)le->v[c].u;
+						int ok = merge_supported(m, o, em, lt->v[d].u);
+						if (ok < 0)
+							return nomem(e);
+						if (!ok) {
+							msg_set(e, "skv: --merge=%s --order=%s --empty=%s is not supported "
+								 "by this build of the library",
+								 skv_merge_name(m), skv_order_name(o), skv_empty_name(em));
+							return SKV_EINVAL;
+						}
+					}
+	}
+	size_t np = spec_npoints(s);
+	uint64_t tr = spec_trials(s);
+	if (np == 0 || tr > max_rows || np > max_rows / tr) {
+		msg_set(e, "skv: the sweep is too large (points x trials above %zu rows); shorten a list", max_rows);
+		return SKV_EINVAL;
+	}
+	if (!configs_valid(s, np, e))
+		return SKV_EINVAL;
+	return check_resources(s, e);
+}
+
