@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_inline.h"
 #include "skv.h"
 
 static const char *const dist_names[SKV_NDISTS] = {
@@ -38,25 +39,30 @@ static double *alloc_matrix(size_t rows, size_t cols)
 	return malloc(rows * cols * sizeof(double));
 }
 
+/* Whether x rounded to f (as r) is a value f holds, not an overflow: a
+ * finite result, and for a saturating format (sat) one that did not
+ * saturate (|x| beyond the largest finite value mx is refused there, as the
+ * same x overflows an IEEE format or becomes NaN in e4m3). */
+static int fits_in(double r, double x, int sat, double mx) { return isfinite(r) && (!sat || fabs(x) <= mx); }
+
+static int fits(double r, double x, skv_format f)
+{
+	return fits_in(r, x, skv_format_overflow(f) == SKV_OVERFLOW_SAT, skv_format_max(f));
+}
+
 /* Fills m[0..count) with RN_f(RN64(mult * z)) for consecutive normal draws z;
  * the multiplication by 1.0 is exact, so K and V are RN_f(z). Returns 0 when
  * a value overflowed the format. */
-/* Whether x rounded to f (as r) is a value f holds, not an overflow: a
- * finite result, and for a saturating format one that did not saturate
- * (|x| beyond the largest finite value is refused there, as the same x
- * overflows an IEEE format or becomes NaN in e4m3). */
-static int fits(double r, double x, skv_format f)
-{
-	return isfinite(r) && (skv_format_overflow(f) != SKV_OVERFLOW_SAT || fabs(x) <= skv_format_max(f));
-}
-
 static int draw(double *m, size_t count, double mult, skv_format f, skv_rng *r)
 {
+	const int sat = skv_format_overflow(f) == SKV_OVERFLOW_SAT;
+	const double mx = skv_format_max(f);
 	int ok = 1;
+	skv_rng_normals(m, count, r); /* the values of count skv_rng_normal calls */
 	for (size_t i = 0; i < count; i++) {
-		const double x = mult * skv_rng_normal(r);
-		m[i] = skv_round(f, x);
-		ok &= fits(m[i], x, f);
+		const double x = mult * m[i];
+		m[i] = skv_round_i(f, x);
+		ok &= fits_in(m[i], x, sat, mx);
 	}
 	return ok;
 }
