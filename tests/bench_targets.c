@@ -327,13 +327,60 @@ static void fig_long(void)
 		note("long figures", "could not remove their output folder");
 }
 
+/* The child of fig_packed: a 1M-key problem at d = 128, fp16 input, packed
+ * or as doubles, and its truth over every key; exit status 0 on success. */
+static int rss_child(int packed)
+{
+	const size_t n = 1 << 20, d = 128;
+	skv_dd *out = malloc(d * sizeof *out), lse;
+	int st;
+	if (packed) {
+		skv_packed p;
+		st = skv_packed_init(&p, 1, n, d, SKV_DIST_GAUSSIAN, 0.5, SKV_FP16, 1);
+		if (st == SKV_OK)
+			st = skv_truth_range_packed(out, &lse, &p, 0, 0, n, SKV_TRUTH_PREC);
+		skv_packed_free(&p);
+	} else {
+		skv_problem p;
+		st = skv_problem_init(&p, 1, n, d, SKV_DIST_GAUSSIAN, 0.5, SKV_FP16, 1);
+		if (st == SKV_OK)
+			st = skv_truth_range(out, &lse, &p, 0, 0, n, SKV_TRUTH_PREC);
+		skv_problem_free(&p);
+	}
+	free(out);
+	return st == SKV_OK ? 0 : 1;
+}
+
+/* Peak RSS per key of a 1M-key problem and its truth, packed and as
+ * doubles, each in a process of its own (this binary again). */
+static void fig_packed(const char *self)
+{
+	const char *mode[2] = {"--rss-double", "--rss-packed"};
+	for (int packed = 0; packed < 2; packed++) {
+		char *argv[] = {(char *)self, (char *)mode[packed], NULL};
+		long kib = 0;
+		const double t = run_timed(argv, &kib);
+		const double per = (double)kib * 1024 / 1048576;
+		if (packed)
+			row("mem_packed_bytes_per_key", "peak RSS per key: packed problem + truth, 1M", per, "B",
+			    "<= 600", t >= 0 && per <= 600);
+		else
+			row("mem_double_bytes_per_key", "peak RSS per key: double problem + truth, 1M", per, "B", "",
+			    -1);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strncmp(argv[1], "--rss-", 6) == 0)
+		return rss_child(strcmp(argv[1], "--rss-packed") == 0);
 	const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-	ssize_t k = readlink("/proc/self/exe", root, sizeof root - 1);
+	char self[4096];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (k <= 0)
 		return 1;
-	root[k] = '\0';
+	self[k] = '\0';
+	memcpy(root, self, sizeof root);
 	for (int up = 0; up < 2; up++) /* B/tests/bench_targets -> B */
 		*strrchr(root, '/') = '\0';
 	snprintf(skv, sizeof skv, "%s/skv", root);
@@ -350,8 +397,10 @@ int main(int argc, char **argv)
 	fig_truth();
 	fig_normals();
 	fig_round();
-	if (!quick)
+	if (!quick) {
+		fig_packed(self);
 		fig_long();
+	}
 	if (last)
 		fclose(last);
 	printf("# values written to %s; bench/baseline.txt holds the recorded ones\n", last_path);
