@@ -83,8 +83,9 @@ static double baseline(const char *key)
 	snprintf(p, sizeof p, "%s/bench/baseline.txt", root);
 	FILE *f = fopen(p, "r");
 	double v = NAN, x;
-	while (f && fscanf(f, "%127s %lf%*[^\n]", k, &x) == 2)
-		if (strcmp(k, key) == 0)
+	char line[512];
+	while (f && fgets(line, sizeof line, f)) /* "key value", '#' comments */
+		if (line[0] != '#' && sscanf(line, "%127s %lf", k, &x) == 2 && strcmp(k, key) == 0)
 			v = x;
 	if (f)
 		fclose(f);
