@@ -262,7 +262,9 @@ static void raw_pairs(uint64_t *xu, uint64_t *xv, size_t n, skv_rng *r)
  * out; returns how many. */
 static size_t round_normals(double *out, size_t want, skv_rng *r, const rv_kernels *k)
 {
-	uint64_t xu[NB], xv[NB];
+	/* raw_pairs writes every lane k->pairs reads; the zeros only keep GCC
+	 * at -O1 from warning that it might not (-Wmaybe-uninitialized). */
+	uint64_t xu[NB] = {0}, xv[NB] = {0};
 	double u[NB], s[NB], uc[NB + 4], sc[NB + 4], o[NB];
 	int64_t acc[NB];
 	const size_t w4 = (want + 3) & ~(size_t)3;
