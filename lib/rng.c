@@ -181,7 +181,8 @@ double skv_rng_normal(skv_rng *r)
  * so it never accepts more than that many and the generator ends exactly
  * where the scalar calls leave it (no pair is drawn ahead and put back).
  * The lanes do the scalar code's operations (lib/rng_vec.h), so the values
- * are the same bits; tests/test_rng.c checks 2^24 of them and the state. */
+ * are the same bits; tests/test_rng_batch.c checks 10^7 of them and the
+ * state against the scalar definition, on both instruction sets. */
 enum { NB = 256 }; /* pairs per round: 14 KiB of buffers, in L1 */
 
 typedef double v4 __attribute__((vector_size(32)));

@@ -1,5 +1,6 @@
 /* truth.c - exact attention of one query row over a key range: the certified fast path, MPFR behind it. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +101,8 @@ static int truth_fallback(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t
 
 /* The inputs of the range checked, then the MPFR path (prec above
  * SKV_TRUTH_PREC) or the fallback. */
-static int truth_slow(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi, long prec)
+static int truth_slow(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
+		      long prec)
 {
 	const size_t d = p->d, m = hi - lo;
 	if (!all_finite(p->q + row * d, d) || !all_finite(p->k + lo * d, m * d) ||
@@ -117,6 +119,8 @@ static int truth_slow_packed(skv_dd *out, skv_dd *lse, const skv_kv *s, size_t r
 			     long prec)
 {
 	const size_t d = s->p->d, m = hi - lo;
+	if (m > SIZE_MAX / sizeof(double) / d)
+		return SKV_ENOMEM;
 	double *k = malloc(m * d * sizeof *k), *v = malloc(m * d * sizeof *v);
 	int st = SKV_ENOMEM;
 	if (k && v) {
