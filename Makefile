@@ -129,7 +129,7 @@ $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz: $(FUZZ_BIN)
 	@sh scripts/fuzz.sh $(FUZZ_TIME) $(FUZZ_BIN)
 
-bench: $(BENCHES)
+bench: $(BENCHES) $(B)/skv
 	@for b in $(BENCHES); do $$b; done
 
 # deps.sh again: gnuplot may have gone since the build stamp was made.

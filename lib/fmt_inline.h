@@ -320,6 +320,42 @@ static inline double skv_add_odd_i(double a, double b)
 }
 
 /*
+ * fp64 fma, a b + c rounded once: the CPU's vfmadd231sd where it has FMA,
+ * else the C library's fma. Both are correctly rounded (the instruction by
+ * the Intel SDM's definition of VFMADD231SD, "computes ... with infinite
+ * precision, then rounds"; fma() by C11 F.10.10.1, which glibc follows), so
+ * they give the same bits on every input, NaN payloads aside (tests/
+ * test_fma64.c compares them on seeded random and edge inputs). Built
+ * without -mfma, fma() is a call through the PLT (the audit measured 4% of
+ * the fp64 anchor's time there, plus the spills a call forces); the inline
+ * instruction behind a run-time check avoids it without a build flag and
+ * without a silent change on a CPU without FMA. __builtin_cpu_supports
+ * reads libgcc's CPU model, set by its constructor before main; it reports
+ * FMA only when the OS saves the AVX state too (libgcc's cpuinfo). With
+ * -mfma (__FMA__) the compiler inlines fma() itself.
+ */
+static inline double skv_fma64_libm_i(double a, double b, double c) { return fma(a, b, c); }
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__)
+#define SKV_I_FMA64_ASM 1
+/* The instruction itself: only where skv_fma64_hw_ok_i() is true. */
+static inline double skv_fma64_hw_i(double a, double b, double c)
+{
+	__asm__("vfmadd231sd %2, %1, %0" : "+x"(c) : "x"(a), "x"(b));
+	return c;
+}
+static inline int skv_fma64_hw_ok_i(void) { return __builtin_cpu_supports("fma"); }
+static inline double skv_fma64_i(double a, double b, double c)
+{
+	if (SKV_I_LIKELY(skv_fma64_hw_ok_i()))
+		return skv_fma64_hw_i(a, b, c);
+	return skv_fma64_libm_i(a, b, c);
+}
+#else
+static inline double skv_fma64_i(double a, double b, double c) { return fma(a, b, c); }
+#endif
+
+/*
  * fma: for p <= 26 the product of two p-bit values has at most 2p <= 52
  * significant bits and, for exponents within fp32's range (every format
  * but fp64), lies far inside the double range (2^-298 .. 2^256), so a * b
@@ -329,13 +365,13 @@ static inline double skv_add_odd_i(double a, double b)
  * correctly rounded result (Boldo and Melquiond, IEEE TC 57(4), 2008); the
  * odd rounding is exact in double since a nonzero exact sum is at least
  * 2^-298, far above the double subnormals. The final rounding applies f's
- * subnormals, overflow policy and sign rules as above. fp64: the C
- * library's fma, which is correctly rounded.
+ * subnormals, overflow policy and sign rules as above. fp64: skv_fma64_i
+ * above, correctly rounded.
  */
 static inline double skv_fma_i(skv_format f, double a, double b, double c)
 {
 	if ((unsigned)f < SKV_NFORMATS && skv_fmts_i[f].kind == SKV_RND_ID)
-		return fma(a, b, c);
+		return skv_fma64_i(a, b, c);
 	return skv_round_i(f, skv_add_odd_i(a * b, c));
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_inline.h"
+#include "problem_internal.h"
 #include "skv.h"
 
 static const char *const dist_names[SKV_NDISTS] = {
@@ -38,27 +40,75 @@ static double *alloc_matrix(size_t rows, size_t cols)
 	return malloc(rows * cols * sizeof(double));
 }
 
+/* Whether x rounded to f (as r) is a value f holds, not an overflow: a
+ * finite result, and for a saturating format (sat) one that did not
+ * saturate (|x| beyond the largest finite value mx is refused there, as the
+ * same x overflows an IEEE format or becomes NaN in e4m3). */
+static int fits_in(double r, double x, int sat, double mx) { return isfinite(r) && (!sat || fabs(x) <= mx); }
+
+static int fits(double r, double x, skv_format f)
+{
+	return fits_in(r, x, skv_format_overflow(f) == SKV_OVERFLOW_SAT, skv_format_max(f));
+}
+
 /* Fills m[0..count) with RN_f(RN64(mult * z)) for consecutive normal draws z;
  * the multiplication by 1.0 is exact, so K and V are RN_f(z). Returns 0 when
  * a value overflowed the format. */
-/* Whether x rounded to f (as r) is a value f holds, not an overflow: a
- * finite result, and for a saturating format one that did not saturate
- * (|x| beyond the largest finite value is refused there, as the same x
- * overflows an IEEE format or becomes NaN in e4m3). */
-static int fits(double r, double x, skv_format f)
-{
-	return isfinite(r) && (skv_format_overflow(f) != SKV_OVERFLOW_SAT || fabs(x) <= skv_format_max(f));
-}
-
 static int draw(double *m, size_t count, double mult, skv_format f, skv_rng *r)
 {
+	const int sat = skv_format_overflow(f) == SKV_OVERFLOW_SAT;
+	const double mx = skv_format_max(f);
 	int ok = 1;
+	skv_rng_normals(m, count, r); /* the values of count skv_rng_normal calls */
 	for (size_t i = 0; i < count; i++) {
-		const double x = mult * skv_rng_normal(r);
-		m[i] = skv_round(f, x);
-		ok &= fits(m[i], x, f);
+		const double x = mult * m[i];
+		m[i] = skv_round_i(f, x);
+		ok &= fits_in(m[i], x, sat, mx);
 	}
 	return ok;
+}
+
+/* K or V (side v) of t drawn in order: into the double array, or a chunk
+ * of PACK_CHUNK values at a time through buf into the packed one (the same
+ * stream: skv_rng_normals continues where it stopped). */
+enum { PACK_CHUNK = 8192 };
+
+static int draw_side(skv_packed *t, int v, skv_format f, skv_rng *r, double *buf)
+{
+	const size_t total = t->prob.n * t->prob.d, w = skv_store_bytes(t->store);
+	if (t->store == SKV_STORE_F64)
+		return draw(v ? t->prob.v : t->prob.k, total, 1.0, f, r);
+	char *dst = v ? t->v : t->k;
+	int ok = 1;
+	for (size_t i0 = 0; i0 < total; i0 += PACK_CHUNK) {
+		const size_t c = total - i0 < PACK_CHUNK ? total - i0 : PACK_CHUNK;
+		ok &= draw(buf, c, 1.0, f, r);
+		skv_pack_encode(dst + i0 * w, t->store, buf, c);
+	}
+	return ok;
+}
+
+/* Key row j of t from row[0..d) and back, in t's store (exact: row holds
+ * values of the input format). */
+static void put_key(skv_packed *t, size_t j, const double *row)
+{
+	const size_t d = t->prob.d;
+	skv_pack_encode((char *)t->k + j * d * skv_store_bytes(t->store), t->store, row, d);
+}
+
+static void get_key(double *row, const skv_packed *t, size_t j)
+{
+	const skv_kv s = skv_kv_packed(t);
+	skv_kv_rows(row, NULL, &s, j, j + 1);
+}
+
+/* |q_0|^2 in double, or 0 when it is zero or not finite (no direction). */
+static double q0_norm2(const skv_problem *p)
+{
+	double qq = 0.0;
+	for (size_t i = 0; i < p->d; i++)
+		qq += p->q[i] * p->q[i];
+	return qq > 0.0 && isfinite(qq) ? qq : 0.0;
 }
 
 /* The attention sink: key 0 becomes k0 = RN_f(q_0 * t) (q_0 is query row 0;
@@ -70,20 +120,20 @@ static int draw(double *m, size_t count, double mult, skv_format f, skv_rng *r)
  * Rounding k0 to the input format moves the score by about its unit roundoff
  * (relative), so it is "about" log(n) + 2. log is skv_rng_log, so the key has
  * the same bits on every machine. Returns 0 when q_0 is zero, when |q_0|^2
- * overflows, or when k0 overflows the format. */
-static int place_sink(skv_problem *p, skv_format f)
+ * overflows, or when k0 overflows the format. row: d doubles of scratch. */
+static int place_sink(skv_packed *pk, skv_format f, double *row)
 {
-	double qq = 0.0;
-	for (size_t i = 0; i < p->d; i++)
-		qq += p->q[i] * p->q[i];
-	if (!(qq > 0.0) || !isfinite(qq))
+	const skv_problem *p = &pk->prob;
+	const double qq = q0_norm2(p);
+	if (qq == 0.0)
 		return 0;
 	const double t = (skv_rng_log((double)p->n) + 2.0) / (p->scale * qq);
 	int ok = isfinite(t) != 0;
 	for (size_t i = 0; i < p->d; i++) {
-		p->k[i] = skv_round(f, p->q[i] * t);
-		ok &= fits(p->k[i], p->q[i] * t, f);
+		row[i] = skv_round(f, p->q[i] * t);
+		ok &= fits(row[i], p->q[i] * t, f);
 	}
+	put_key(pk, 0, row);
 	return ok;
 }
 
@@ -92,13 +142,13 @@ static int place_sink(skv_problem *p, skv_format f)
  * which adds SKV_RAMP_HEIGHT j / (n - 1) to query row 0's scaled score of
  * key j before rounding (the keys stay Gaussian across, the scores climb
  * along). Basic operations only, so the bits are the same everywhere.
- * Returns 0 when q_0 is zero or a key overflows the format. */
-static int place_ramp(skv_problem *p, skv_format f)
+ * Returns 0 when q_0 is zero or a key overflows the format. row: d doubles
+ * of scratch (each key is read, moved and written back in t's store). */
+static int place_ramp(skv_packed *pk, skv_format f, double *row)
 {
-	double qq = 0.0;
-	for (size_t i = 0; i < p->d; i++)
-		qq += p->q[i] * p->q[i];
-	if (!(qq > 0.0) || !isfinite(qq))
+	const skv_problem *p = &pk->prob;
+	const double qq = q0_norm2(p);
+	if (qq == 0.0)
 		return 0;
 	if (p->n < 2)
 		return 1;
@@ -106,45 +156,87 @@ static int place_ramp(skv_problem *p, skv_format f)
 	int ok = isfinite(c) != 0;
 	for (size_t j = 0; j < p->n; j++) {
 		double t = c * (double)j;
+		get_key(row, pk, j);
 		for (size_t i = 0; i < p->d; i++) {
-			double *kj = &p->k[j * p->d + i];
-			const double x = *kj + p->q[i] * t;
-			*kj = skv_round(f, x);
-			ok &= fits(*kj, x, f);
+			const double x = row[i] + p->q[i] * t;
+			row[i] = skv_round(f, x);
+			ok &= fits(row[i], x, f);
 		}
+		put_key(pk, j, row);
 	}
 	return ok;
+}
+
+/* The problem of skv_problem_init in store s: K and V as doubles (k and v
+ * then alias prob.k and prob.v) or packed. */
+static int alloc_in(skv_packed *t, size_t nq, size_t n, size_t d, skv_store s)
+{
+	const size_t w = skv_store_bytes(s);
+	*t = (skv_packed){.prob = {.nq = nq, .n = n, .d = d, .scale = 1.0 / sqrt((double)d)}, .store = s};
+	t->prob.q = alloc_matrix(nq, d);
+	if (s == SKV_STORE_F64) {
+		t->k = t->prob.k = alloc_matrix(n, d);
+		t->v = t->prob.v = alloc_matrix(n, d);
+	} else if (d <= SIZE_MAX / w / n) {
+		t->k = malloc(n * d * w);
+		t->v = malloc(n * d * w);
+	}
+	return t->prob.q && t->k && t->v;
+}
+
+static int init_in(skv_packed *p, size_t nq, size_t n, size_t d, skv_dist dist, double score_scale,
+		   skv_format input, uint64_t seed, skv_store s)
+{
+	skv_packed t;
+	double *buf = malloc((d > PACK_CHUNK ? d : PACK_CHUNK) * sizeof *buf);
+	if (!alloc_in(&t, nq, n, d, s) || !buf) {
+		free(buf);
+		skv_packed_free(&t);
+		return SKV_ENOMEM;
+	}
+	skv_rng r;
+	skv_rng_seed(&r, seed);
+	int ok = draw(t.prob.q, nq * d, score_scale, input, &r);
+	ok &= draw_side(&t, 0, input, &r, buf);
+	ok &= draw_side(&t, 1, input, &r, buf);
+	if (ok && dist == SKV_DIST_SINK)
+		ok = place_sink(&t, input, buf);
+	if (ok && dist == SKV_DIST_RAMP)
+		ok = place_ramp(&t, input, buf);
+	free(buf);
+	if (!ok) {
+		skv_packed_free(&t);
+		return SKV_ERANGE;
+	}
+	*p = t;
+	return SKV_OK;
+}
+
+static int init_args_ok(const void *p, size_t nq, size_t n, size_t d, skv_dist dist, double score_scale,
+			skv_format input)
+{
+	return p && nq != 0 && n != 0 && d != 0 && isfinite(score_scale) && score_scale > 0.0 &&
+	       (unsigned)input < SKV_NFORMATS && !skv_format_is_scale(input) && (unsigned)dist < SKV_NDISTS;
 }
 
 int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dist,
 		     double score_scale, skv_format input, uint64_t seed)
 {
-	if (!p || nq == 0 || n == 0 || d == 0 || !isfinite(score_scale) || !(score_scale > 0.0) ||
-	    (unsigned)input >= SKV_NFORMATS || skv_format_is_scale(input) || (unsigned)dist >= SKV_NDISTS)
+	if (!init_args_ok(p, nq, n, d, dist, score_scale, input))
 		return SKV_EINVAL;
-	skv_problem t = {.nq = nq, .n = n, .d = d, .scale = 1.0 / sqrt((double)d)};
-	t.q = alloc_matrix(nq, d);
-	t.k = alloc_matrix(n, d);
-	t.v = alloc_matrix(n, d);
-	if (!t.q || !t.k || !t.v) {
-		skv_problem_free(&t);
-		return SKV_ENOMEM;
-	}
-	skv_rng r;
-	skv_rng_seed(&r, seed);
-	int ok = draw(t.q, nq * d, score_scale, input, &r);
-	ok &= draw(t.k, n * d, 1.0, input, &r);
-	ok &= draw(t.v, n * d, 1.0, input, &r);
-	if (ok && dist == SKV_DIST_SINK)
-		ok = place_sink(&t, input);
-	if (ok && dist == SKV_DIST_RAMP)
-		ok = place_ramp(&t, input);
-	if (!ok) {
-		skv_problem_free(&t);
-		return SKV_ERANGE;
-	}
-	*p = t;
-	return SKV_OK;
+	skv_packed t;
+	const int st = init_in(&t, nq, n, d, dist, score_scale, input, seed, SKV_STORE_F64);
+	if (st == SKV_OK)
+		*p = t.prob;
+	return st;
+}
+
+int skv_packed_init(skv_packed *p, size_t nq, size_t n, size_t d, skv_dist dist, double score_scale,
+		    skv_format input, uint64_t seed)
+{
+	if (!init_args_ok(p, nq, n, d, dist, score_scale, input))
+		return SKV_EINVAL;
+	return init_in(p, nq, n, d, dist, score_scale, input, seed, (skv_store)skv_store_of(input));
 }
 
 void skv_problem_free(skv_problem *p)
@@ -155,4 +247,16 @@ void skv_problem_free(skv_problem *p)
 	free(p->k);
 	free(p->v);
 	*p = (skv_problem){0};
+}
+
+void skv_packed_free(skv_packed *p)
+{
+	if (!p)
+		return;
+	if (p->store != SKV_STORE_F64) {
+		free(p->k);
+		free(p->v);
+	}
+	skv_problem_free(&p->prob); /* q, and K and V when they are doubles */
+	*p = (skv_packed){.prob = {0}};
 }

@@ -182,6 +182,11 @@ double skv_rng_uniform(skv_rng *r);
  * platform-independent. Each call returns the first value of an accepted
  * pair and discards the second (the state stays the four words above). */
 double skv_rng_normal(skv_rng *r);
+/* out[0..n) = the next n values of skv_rng_normal(r), bit for bit, with r
+ * left where those n calls leave it; several times faster (the polar
+ * method's arithmetic on vector lanes, lib/rng.c). SKV_EINVAL for a NULL r,
+ * or a NULL out with n > 0 (r untouched). */
+int skv_rng_normals(double *out, size_t n, skv_rng *r);
 /* Uniform integer in [0, n) by rejection (no modulo bias); 0 if n == 0. */
 uint64_t skv_rng_below(skv_rng *r, uint64_t n);
 /* Mixes several 64-bit words into one seed (splitmix64 chain). */
@@ -237,6 +242,53 @@ int skv_problem_init(skv_problem *p, size_t nq, size_t n, size_t d, skv_dist dis
 		     double score_scale, skv_format input, uint64_t seed);
 void skv_problem_free(skv_problem *p);
 
+/* Where a packed problem keeps K and V: the narrowest store that holds
+ * every value of its input format exactly (the table in
+ * lib/problem_pack.c: a format fits a store when its precision, top
+ * exponent and smallest subnormal all fit), so packing and unpacking are
+ * exact: fp16, e4m3, e5m2 and e2m1 as binary16 bit patterns (2 bytes), bf16
+ * as bfloat16 patterns (2), tf32 and fp32 as binary32 (4), fp64 as doubles. */
+typedef enum {
+	SKV_STORE_F64 = 0, /* doubles */
+	SKV_STORE_F32 = 1, /* IEEE binary32 (float) */
+	SKV_STORE_F16 = 2, /* IEEE binary16 bit patterns (uint16_t) */
+	SKV_STORE_BF16 = 3 /* bfloat16 bit patterns (uint16_t) */
+} skv_store;
+#define SKV_NSTORES 4
+
+/* A problem with K and V packed: prob holds nq, n, d, q (doubles) and
+ * scale as any problem does; k and v hold K and V in store's encoding, and
+ * prob.k and prob.v are the same arrays when store is SKV_STORE_F64, NULL
+ * otherwise (so a reader of doubles refuses a packed problem, SKV_EINVAL,
+ * instead of misreading it). Readers of doubles take rows through
+ * skv_packed_rows; skv_truth_range_packed streams them. (skv_problem itself
+ * gains these fields once every reader does: the split kernels read
+ * prob.k and prob.v directly today.) */
+typedef struct {
+	skv_problem prob;
+	skv_store store;
+	void *k, *v; /* [n][d] in store's encoding */
+} skv_packed;
+
+/* The problem of skv_problem_init with the same arguments, value for value,
+ * with K and V in skv_store_of(input): 2 n d bytes each for the 16-bit and
+ * narrower formats, against 8 n d as doubles. Never more memory at any
+ * point than the packed problem plus O(d) (K and V are drawn and packed a
+ * chunk at a time). Errors as skv_problem_init; nothing written on error. */
+int skv_packed_init(skv_packed *p, size_t nq, size_t n, size_t d, skv_dist dist, double score_scale,
+		    skv_format input, uint64_t seed);
+void skv_packed_free(skv_packed *p);
+/* The store a packed problem of input format f uses; -1 for an unknown or
+ * scale-only format. */
+int skv_store_of(skv_format f);
+/* Bytes per value of a store (8, 4, 2, 2); 0 for an unknown one. */
+size_t skv_store_bytes(skv_store s);
+/* Keys lo .. hi-1 of p as doubles: k_j into k[(j - lo) d .. + d), v_j into
+ * v[...] (k or v may be NULL: that side is not read), bit for bit the values
+ * of the problem. SKV_EINVAL for a NULL p, hi < lo, hi > n, an unknown
+ * store or missing arrays (nothing written). */
+int skv_packed_rows(double *k, double *v, const skv_packed *p, size_t lo, size_t hi);
+
 /* ------------------------------------------------------------ ground truth */
 
 /* Precision argument of the ground truth, in bits: at or below it the
@@ -279,6 +331,12 @@ typedef struct {
  * Nothing is written on error. */
 int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
 		    long prec);
+/* skv_truth_range of a packed problem: the same contract and, since its
+ * values are those of the double problem, the same bits; the fast path
+ * decodes K and V a few rows at a time (memory O(d) still), the MPFR paths
+ * work on the range decoded to doubles. */
+int skv_truth_range_packed(skv_dd *out, skv_dd *lse, const skv_packed *p, size_t row, size_t lo, size_t hi,
+			   long prec);
 
 /* ----------------------------------------------------------------- metrics */
 

@@ -1,5 +1,6 @@
 /* truth.c - exact attention of one query row over a key range: the certified fast path, MPFR behind it. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,14 +99,49 @@ static int truth_fallback(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t
 	return st;
 }
 
-int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
-		    long prec)
+/* The inputs of the range checked, then the MPFR path (prec above
+ * SKV_TRUTH_PREC) or the fallback. */
+static int truth_slow(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
+		      long prec)
 {
-	if (!out || !lse || !p || !p->q || !p->k || !p->v || p->d == 0 || row >= p->nq || lo > hi ||
-	    hi > p->n || prec < 64 || prec > TRUTH_PREC_MAX || !isfinite(p->scale))
-		return SKV_EINVAL;
 	const size_t d = p->d, m = hi - lo;
-	if (m == 0) {
+	if (!all_finite(p->q + row * d, d) || !all_finite(p->k + lo * d, m * d) ||
+	    !all_finite(p->v + lo * d, m * d))
+		return SKV_EINVAL;
+	return prec > SKV_TRUTH_PREC ? skv_truth_mpfr(out, lse, p, row, lo, hi, prec)
+				     : truth_fallback(out, lse, p, row, lo, hi);
+}
+
+/* truth_slow on a packed problem: its range decoded into a double problem
+ * of one query row (the MPFR paths read only q's row, the range's keys,
+ * scale and d, so the result is the same). */
+static int truth_slow_packed(skv_dd *out, skv_dd *lse, const skv_kv *s, size_t row, size_t lo, size_t hi,
+			     long prec)
+{
+	const size_t d = s->p->d, m = hi - lo;
+	if (m > SIZE_MAX / sizeof(double) / d)
+		return SKV_ENOMEM;
+	double *k = malloc(m * d * sizeof *k), *v = malloc(m * d * sizeof *v);
+	int st = SKV_ENOMEM;
+	if (k && v) {
+		skv_kv_rows(k, v, s, lo, hi);
+		const skv_problem t = {.nq = 1, .n = m, .d = d, .q = s->p->q + row * d, .k = k, .v = v,
+				       .scale = s->p->scale};
+		st = truth_slow(out, lse, &t, 0, 0, m, prec);
+	}
+	free(k);
+	free(v);
+	return st;
+}
+
+static int truth_kv(skv_dd *out, skv_dd *lse, const skv_kv *s, size_t row, size_t lo, size_t hi, long prec)
+{
+	const skv_problem *p = s->p;
+	if (!out || !lse || !skv_kv_ok(s) || !p->q || p->d == 0 || row >= p->nq || lo > hi || hi > p->n ||
+	    prec < 64 || prec > TRUTH_PREC_MAX || !isfinite(p->scale))
+		return SKV_EINVAL;
+	const size_t d = p->d;
+	if (hi == lo) {
 		if (!all_finite(p->q + row * d, d))
 			return SKV_EINVAL;
 		for (size_t i = 0; i < d; i++)
@@ -117,13 +153,35 @@ int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, 
 	 * lib/truth_fast.c), so the inputs are scanned only after it did. */
 	if (prec <= SKV_TRUTH_PREC) {
 		skv_truth_cert cert;
-		const int st = skv_truth_fast(out, lse, &cert, p, row, lo, hi, SKV_TRUTH_ISA_AUTO);
+		const int st = skv_truth_fast_kv(out, lse, &cert, s, row, lo, hi, SKV_TRUTH_ISA_AUTO);
 		if (st != SKV_TRUTH_DECLINED)
 			return st;
 	}
-	if (!all_finite(p->q + row * d, d) || !all_finite(p->k + lo * d, m * d) ||
-	    !all_finite(p->v + lo * d, m * d))
+	return s->store == SKV_STORE_F64 ? truth_slow(out, lse, p, row, lo, hi, prec)
+					 : truth_slow_packed(out, lse, s, row, lo, hi, prec);
+}
+
+int skv_truth_range(skv_dd *out, skv_dd *lse, const skv_problem *p, size_t row, size_t lo, size_t hi,
+		    long prec)
+{
+	if (!p)
 		return SKV_EINVAL;
-	return prec > SKV_TRUTH_PREC ? skv_truth_mpfr(out, lse, p, row, lo, hi, prec)
-				     : truth_fallback(out, lse, p, row, lo, hi);
+	const skv_kv s = skv_kv_plain(p);
+	return truth_kv(out, lse, &s, row, lo, hi, prec);
+}
+
+int skv_truth_range_packed(skv_dd *out, skv_dd *lse, const skv_packed *p, size_t row, size_t lo, size_t hi,
+			   long prec)
+{
+	if (!p)
+		return SKV_EINVAL;
+	const skv_kv s = skv_kv_packed(p);
+	return truth_kv(out, lse, &s, row, lo, hi, prec);
+}
+
+int skv_truth_fast(skv_dd *out, skv_dd *lse, skv_truth_cert *cert, const skv_problem *p, size_t row,
+		   size_t lo, size_t hi, skv_truth_isa isa)
+{
+	const skv_kv s = skv_kv_plain(p);
+	return skv_truth_fast_kv(out, lse, cert, &s, row, lo, hi, isa);
 }

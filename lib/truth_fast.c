@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "skv.h"
+#include "problem_internal.h"
 #include "truth_internal.h"
 #include "truth_xacc.h"
 
@@ -290,14 +291,14 @@ static fast *fast_new(const double *q, size_t d, const skv_truth_kernels *kern)
 
 /* Pass 1: the reference key r and P (bound on every sum_i |q_i k_ji|);
  * SKV_TRUTH_NO_RANGE when a sum of |products| is not below 2^1000. */
-static int pass1(size_t *r, double *P, fast *f, const double *k, size_t m, double scale)
+static int pass1(size_t *r, double *P, fast *f, skv_rows *k, size_t m, double scale)
 {
 	const double sg = scale > 0 ? 1.0 : scale < 0 ? -1.0 : 0.0;
 	double best = -INFINITY, pmax = 0.0;
 	*r = 0;
 	for (size_t j = 0; j < m; j++) {
 		double dot, ab;
-		f->kern->scan(&dot, &ab, f->q4, f->aq4, k + j * f->d, f->d);
+		f->kern->scan(&dot, &ab, f->q4, f->aq4, skv_rows_k(k, j), f->d);
 		if (!(ab < 0x1p1000))
 			return SKV_TRUTH_NO_RANGE;
 		if (sg * dot > best) {
@@ -345,7 +346,7 @@ static int key_weight(double w[3], int *why, fast *f, const double *k, double sc
 }
 
 /* Pass 2: every key's weight into W and w v into N, block by block. */
-static int pass2(fast *f, const double *k, const double *v, size_t m, double scale, size_t b)
+static int pass2(fast *f, skv_rows *k, size_t m, double scale, size_t b)
 {
 	const size_t d = f->d, d4 = f->d4;
 	for (size_t j0 = 0; j0 < m; j0 += b) {
@@ -355,20 +356,21 @@ static int pass2(fast *f, const double *k, const double *v, size_t m, double sca
 		for (size_t j = j0; j < j1; j++) {
 			double w[3];
 			int why = 0;
-			const int kind = key_weight(w, &why, f, k + j * d, scale);
+			const int kind = key_weight(w, &why, f, skv_rows_k(k, j), scale);
+			const double *v = skv_rows_v(k, j);
 			if (kind == KEY_DECLINE)
 				return why;
 			if (kind == KEY_CUT) {
 				double vmax = 0; /* NaN if a value is NaN: never certified */
 				for (size_t i = 0; i < d; i++)
-					if (!(fabs(v[j * d + i]) <= vmax))
-						vmax = fabs(v[j * d + i]);
+					if (!(fabs(v[i]) <= vmax))
+						vmax = fabs(v[i]);
 				f->kappa += vmax;
 				f->ncut++;
 				continue;
 			}
 			w_accum(f->ws, w[0], w[1], w[2]);
-			f->kern->accum(f->s0, f->s1, f->s2, f->a, v + j * d, d, w[0], w[1], w[2]);
+			f->kern->accum(f->s0, f->s1, f->s2, f->a, v, d, w[0], w[1], w[2]);
 		}
 		for (size_t i = 0; i < d; i++)
 			fold(&f->g0[i], &f->g1[i], &f->g2[i], f->s0[i], f->s1[i], f->s2[i]);
@@ -505,8 +507,8 @@ static int decline(skv_truth_cert *c, int why)
 	return SKV_TRUTH_DECLINED;
 }
 
-static int run(skv_dd *out, skv_dd *lse, skv_truth_cert *c, fast *f, skv_dd *o, const double *k,
-	       const double *v, size_t m, double scale)
+static int run(skv_dd *out, skv_dd *lse, skv_truth_cert *c, fast *f, skv_dd *o, skv_rows *k, size_t m,
+	       double scale)
 {
 	const size_t d = f->d;
 	size_t r, b = 1;
@@ -517,11 +519,11 @@ static int run(skv_dd *out, skv_dd *lse, skv_truth_cert *c, fast *f, skv_dd *o, 
 	if (why)
 		return decline(c, why);
 	const double zero[3] = {0, 0, 0};
-	f->kern->dot3(f->lanes, f->q4, k + r * d, d);
+	f->kern->dot3(f->lanes, f->q4, skv_rows_k(k, r), d);
 	combine(f->r, f->lanes, zero);
 	while (b * b < m)
 		b *= 2;
-	if ((why = pass2(f, k, v, m, scale, b)) != 0)
+	if ((why = pass2(f, k, m, scale, b)) != 0)
 		return decline(c, why);
 	if (!finite_all(f->s0, 4 * f->d4) || !finite_all(f->g0, 3 * f->d4) || !finite_all(f->wg, 3))
 		return decline(c, SKV_TRUTH_NO_RANGE);
@@ -567,21 +569,24 @@ static int run(skv_dd *out, skv_dd *lse, skv_truth_cert *c, fast *f, skv_dd *o, 
 	return SKV_OK;
 }
 
-int skv_truth_fast(skv_dd *out, skv_dd *lse, skv_truth_cert *cert, const skv_problem *p, size_t row,
-		   size_t lo, size_t hi, skv_truth_isa isa)
+int skv_truth_fast_kv(skv_dd *out, skv_dd *lse, skv_truth_cert *cert, const skv_kv *s, size_t row, size_t lo,
+		      size_t hi, skv_truth_isa isa)
 {
 	const skv_truth_kernels *kern = skv_truth_kernels_get(isa);
 	if (!kern)
 		return SKV_EINVAL;
 	memset(cert, 0, sizeof *cert);
-	const size_t d = p->d, m = hi - lo;
+	const size_t d = s->p->d, m = hi - lo;
 	if (m > (UINT64_C(1) << 32) || d > ((size_t)1 << 24))
 		return decline(cert, SKV_TRUTH_NO_RANGE);
-	fast *f = fast_new(p->q + row * d, d, kern);
+	fast *f = fast_new(s->p->q + row * d, d, kern);
 	skv_dd *o = malloc(d * sizeof *o);
+	skv_rows k;
 	int st = SKV_ENOMEM;
-	if (f && o)
-		st = run(out, lse, cert, f, o, p->k + lo * d, p->v + lo * d, m, p->scale);
+	if (f && o && skv_rows_open(&k, s, lo, hi) == SKV_OK) {
+		st = run(out, lse, cert, f, o, &k, m, s->p->scale);
+		skv_rows_close(&k);
+	}
 	free(o);
 	fast_free(f);
 	return st;

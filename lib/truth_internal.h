@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "problem_internal.h"
 #include "skv.h"
 
 /* The bounds the fast path certifies (lib/truth_fast.c): normwise relative
@@ -57,6 +58,11 @@ typedef struct {
  * SKV_EINVAL for SKV_TRUTH_ISA_FMA on a CPU without it. No global state. */
 int skv_truth_fast(skv_dd *out, skv_dd *lse, skv_truth_cert *cert, const skv_problem *p, size_t row,
 		   size_t lo, size_t hi, skv_truth_isa isa);
+/* The same on K and V wherever they are (lib/problem_internal.h): a packed
+ * problem's rows are decoded a chunk at a time, so the bits are those of the
+ * double problem with the same values. */
+int skv_truth_fast_kv(skv_dd *out, skv_dd *lse, skv_truth_cert *cert, const skv_kv *s, size_t row, size_t lo,
+		      size_t hi, skv_truth_isa isa);
 
 /* ---------------------------------------- fixed-point exp (truth_exp.c) */
 
