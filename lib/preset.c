@@ -8,10 +8,11 @@
 #define F64 SKV_FP64
 
 /* A configuration: the seven stage formats and base, then the mechanisms
- * (blocks, acc, formula, lanes, lane_keys, math; math_seed 0). */
+ * (blocks, acc, formula, lanes, lane_keys, math; math_seed 0, gpu ieee: a
+ * preset is a kernel, the GPU the program's --gpu). */
 #define CFG(in, comp, p, part, lse, comb, out, base, blocks, acc, formula, lanes, lk, math)                        \
 	{in, comp, p, part, lse, comb, out, SKV_BASE_##base, SKV_BLOCKS_##blocks, acc, SKV_FORMULA_##formula, lanes, lk, \
-	 SKV_MATH_##math, 0}
+	 SKV_MATH_##math, 0, SKV_GPU_IEEE}
 /* A merge: rule, order, seed 0, threads, empty policy, state rounding, norm. */
 #define MRG(merge, order, threads, empty, round, norm)                                                          \
 	{SKV_MERGE_##merge, SKV_ORDER_##order, 0, threads, SKV_EMPTY_##empty, round, SKV_NORM_##norm}
