@@ -893,9 +893,10 @@ typedef enum {
 	SKV_PF_EMPTY,
 	SKV_PF_ROUND_STATES,
 	SKV_PF_NORM,
-	SKV_PF_SYSTEM   /* the split-count heuristic */
+	SKV_PF_SYSTEM,  /* the split-count heuristic */
+	SKV_PF_TENSOR_CORES /* whether q.k and P.V run on tensor cores */
 } skv_preset_field;
-#define SKV_NPFIELDS 20
+#define SKV_NPFIELDS 21
 
 /* How a field's value was established. */
 typedef enum {
@@ -923,6 +924,10 @@ typedef struct {
 	skv_merge_spec merge;
 	unsigned follows;        /* SKV_FOLLOW_* bits */
 	int system;              /* the skv_heur_system of its split count, or -1 */
+	int tensor_cores;        /* 1: its kernels compute q.k and P.V with MMA
+	                          * instructions (mma.sync, wgmma, tl.dot,
+	                          * T.gemm), so skv_config.gpu models them; 0:
+	                          * on CUDA cores or a CPU, IEEE fp32 on any GPU */
 	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field */
 } skv_preset;
 
@@ -960,7 +965,8 @@ int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *
 const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f);
 /* "input", "compute", "p", "partial", "lse", "combine", "output", "base",
  * "blocks", "acc", "formula", "lanes", "math", "merge", "order", "threads",
- * "empty", "round-states", "norm", "system"; NULL for a bad field. */
+ * "empty", "round-states", "norm", "system", "tensor-cores"; NULL for a bad
+ * field. */
 const char *skv_preset_field_name(skv_preset_field f);
 /* "read", "inferred", "assumed", "defined"; NULL for a bad value. */
 const char *skv_src_status_name(skv_src_status s);

@@ -88,6 +88,19 @@ static void check_row(const want_row *w, const skv_config *c, const skv_merge_sp
 			 m->threads, m->empty, m->round_states, m->norm, p->follows, p->system);
 }
 
+/* The presets whose kernels compute q.k and P.V with MMA instructions
+ * (FA2's mma.sync, FA3's wgmma, TileLang's T.gemm, Triton's tl.dot); the
+ * others use CUDA cores (FlashInfer's decode, SGLang's MHA kernel's tl.sum,
+ * vLLM v2, llama.cpp's vec kernel) or the CPU, or are skv's controls. */
+static int tensor_core_preset(const char *name)
+{
+	static const char *const tc[] = {"fa2", "fa3", "tilelang", "xformers", "flex", "vllm-unified", "sglang-gqa"};
+	for (size_t i = 0; i < NELEM(tc); i++)
+		if (strcmp(tc[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Field by field: the struct has padding (skv_config.gpu), which a copy
  * need not keep. */
 static int same_config(const skv_config *a, const skv_config *b)
@@ -113,6 +126,8 @@ static void test_configs_pinned(void **state)
 		CHECK_OK(skv_preset_resolve_full(&c, &m, p, p->cfg.input, 128));
 		CHECK_OK(skv_config_check(&c));
 		check_row(&want[i], &c, &m, p);
+		if (p->tensor_cores != tensor_core_preset(p->name))
+			fail_msg("%s:%d: preset %s: tensor_cores %d", __FILE__, __LINE__, p->name, p->tensor_cores);
 		/* the legacy subset: the same formats, base and merge fields, the
 		 * mechanisms, math and normalisation at skv's defaults */
 		skv_config lc;
