@@ -139,7 +139,11 @@ static const param_enum en_dist = {"distribution", SKV_NDISTS, dist_name, dist_p
 static const param_enum en_merge = {"merge", SKV_NMERGES, merge_name, merge_parse};
 static const param_enum en_order = {"order", SKV_NORDERS, order_name, order_parse};
 static const param_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, empty_parse};
-static const param_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
+/* The count is a bound, not the presets' number: a value past the last
+ * preset has no name (preset_name gives NULL), so a new preset is a row of
+ * lib/preset.c and nothing here. */
+#define PRESET_VALUES 1024u
+static const param_enum en_preset = {"preset", PRESET_VALUES, preset_name, preset_parse};
 static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
 static const param_enum en_blocks = {"block order", SKV_NBLOCKS, blocks_name, blocks_parse};
 static const param_enum en_acc = {"accumulator", SKV_NFORMATS + 1, acc_name, acc_parse};
