@@ -25,24 +25,19 @@
  * about u ||o|| when the partials agree, more when they cancel.
  */
 
-/* The merge rules, indexed by skv_merge. `mla`: the rule reads the split
- * maxes, sums and accumulators (m, l, acc), which a partials struct may
- * leave NULL. */
+/* The merge rules, indexed by skv_merge, from merge_internal.h's list. */
 static const struct {
 	const char *name;
 	skv_merge_fn run;
 	int mla;
-} rules[SKV_NMERGES] = {
-	[SKV_MERGE_ONEPASS] = {"onepass", skv_merge_onepass, 0},
-	[SKV_MERGE_PAIRWISE] = {"pairwise", skv_merge_pairwise, 0},
-	[SKV_MERGE_MEAN] = {"mean", skv_merge_mean, 0},
-	[SKV_MERGE_SUM] = {"sum", skv_merge_sum, 0},
-	[SKV_MERGE_FLEX] = {"flex", skv_merge_flex, 1},
-	[SKV_MERGE_ONEPASS_NORM] = {"onepass-norm", skv_merge_onepass_norm, 0},
-	[SKV_MERGE_RATIO] = {"ratio", skv_merge_ratio, 0},
-	[SKV_MERGE_VLLM] = {"vllm", skv_merge_vllm, 1},
-	[SKV_MERGE_RUNNING] = {"running", skv_merge_running, 1},
+} rules[] = {
+#define SKV_MERGE_ROW(id, nm, fn, mla_) [id] = {nm, fn, mla_},
+	SKV_MERGE_RULES(SKV_MERGE_ROW)
+#undef SKV_MERGE_ROW
 };
+#define SKV_MERGE_ONE(...) +1
+_Static_assert(0 SKV_MERGE_RULES(SKV_MERGE_ONE) == SKV_NMERGES, "one row per merge rule");
+#undef SKV_MERGE_ONE
 
 /* The reduction orders, indexed by skv_order. */
 static const char *const order_names[SKV_NORDERS] = {

@@ -79,15 +79,25 @@ int skv_reduce(double *res, const skv_reducer *r, const skv_mctx *x);
  * config's base). SKV_ENOMEM. */
 typedef int (*skv_merge_fn)(double *res, double *L, const skv_mctx *x);
 
-int skv_merge_onepass(double *res, double *L, const skv_mctx *x);
-int skv_merge_pairwise(double *res, double *L, const skv_mctx *x);
-int skv_merge_mean(double *res, double *L, const skv_mctx *x);
-int skv_merge_sum(double *res, double *L, const skv_mctx *x);
-int skv_merge_flex(double *res, double *L, const skv_mctx *x);
-int skv_merge_onepass_norm(double *res, double *L, const skv_mctx *x);
-int skv_merge_ratio(double *res, double *L, const skv_mctx *x);
-int skv_merge_vllm(double *res, double *L, const skv_mctx *x);
-int skv_merge_running(double *res, double *L, const skv_mctx *x);
+/* The merge rules, one X(enum value, name, function, mla) row each: merge.c's
+ * table and these declarations come from it, so a new rule is its enum value
+ * in skv.h, a row here, its function (merge_rules.c, merge_systems.c) and its
+ * test. `mla`: the rule reads the split maxes, sums and accumulators (m, l,
+ * acc), which a partials struct may leave NULL. */
+#define SKV_MERGE_RULES(X)                                                    \
+	X(SKV_MERGE_ONEPASS, "onepass", skv_merge_onepass, 0)                 \
+	X(SKV_MERGE_PAIRWISE, "pairwise", skv_merge_pairwise, 0)              \
+	X(SKV_MERGE_MEAN, "mean", skv_merge_mean, 0)                          \
+	X(SKV_MERGE_SUM, "sum", skv_merge_sum, 0)                             \
+	X(SKV_MERGE_FLEX, "flex", skv_merge_flex, 1)                          \
+	X(SKV_MERGE_ONEPASS_NORM, "onepass-norm", skv_merge_onepass_norm, 0)  \
+	X(SKV_MERGE_RATIO, "ratio", skv_merge_ratio, 0)                       \
+	X(SKV_MERGE_VLLM, "vllm", skv_merge_vllm, 1)                          \
+	X(SKV_MERGE_RUNNING, "running", skv_merge_running, 1)
+
+#define SKV_MERGE_DECL(id, nm, fn, mla) int fn(double *res, double *L, const skv_mctx *x);
+SKV_MERGE_RULES(SKV_MERGE_DECL)
+#undef SKV_MERGE_DECL
 
 /* e and log in the config's base (exp2/log2 in base 2), in format c. */
 double skv_mexp(const skv_mctx *x, double t);

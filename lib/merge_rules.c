@@ -147,7 +147,8 @@ int skv_merge_onepass(double *res, double *L, const skv_mctx *x)
 	return skv_reduce(res, &r, x);
 }
 
-/* The controls, wrong on purpose (seed 002's demonstration): the plain sum
+/* The controls, wrong on purpose (the demonstration of skv's original
+ * problem statement: averaging or summing partials ignores their mass): the plain sum
  * of the partials, and their mean; both return the one-pass LSE. */
 int skv_merge_sum(double *res, double *L, const skv_mctx *x)
 {

@@ -121,7 +121,20 @@ void skv_pack_encode(void *dst, skv_store s, const double *x, size_t n)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
+/* F16C present: CPUID leaf 1, ECX bit 29 (bit_F16C), and AVX usable (the OS
+ * saves the YMM state, which __builtin_cpu_supports("avx") checks). Asked
+ * through cpuid because clang before 16 does not know the "f16c" feature
+ * string of __builtin_cpu_supports. */
+static int cpu_has_f16c(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	return (c & bit_F16C) && __builtin_cpu_supports("avx");
+}
+
 /* F16C's vcvtph2ps: binary16 to binary32 is exact (every binary16 value is
  * a binary32 value, NaNs quieted), then float to double exact; the same
  * values as f16_value (tests/test_problem_pack.c: every pattern). */
@@ -146,7 +159,7 @@ static void decode(double *dst, skv_store s, const void *src, size_t n, int f16c
 	switch (s) {
 	case SKV_STORE_F16:
 #if defined(__x86_64__) && defined(__GNUC__)
-		if (f16c && __builtin_cpu_supports("f16c")) {
+		if (f16c && cpu_has_f16c()) {
 			f16_decode_f16c(dst, h, n);
 			break;
 		}

@@ -1,4 +1,4 @@
-/* test_seed002.c - reproduces seed 002's two tables with the MPFR truth as the reference, and asserts their shape. */
+/* test_seed002.c - reproduces the two tables of seed 002 (the problem statement skv started from: the split-KV combine check of TileLang's flash-decoding example, ../shared/anchors/split_kv_combine.py) with the exact truth as the reference, and asserts their shape. */
 #include "testutil.h"
 
 /* Table 1: weighted combine against the plain mean and sum of the partials
@@ -14,7 +14,7 @@ static void test_weighting_table(void **state)
 	CHECK_OK(skv_bounds_even(b, 1024, 8));
 	const skv_merge rules[] = {SKV_MERGE_ONEPASS, SKV_MERGE_PAIRWISE, SKV_MERGE_MEAN, SKV_MERGE_SUM};
 	double err[4];
-	printf("# seed 002 table 1: d=8, Skv=1024, num_split=8, max abs error vs MPFR truth\n");
+	printf("# the original problem statement (seed 002), table 1: d=8, Skv=1024, num_split=8, max abs error vs MPFR truth\n");
 	for (int i = 0; i < 4; i++) {
 		skv_merge_spec sp = skv_merge_spec_default();
 		sp.merge = rules[i];
@@ -48,7 +48,7 @@ static void test_split_count_table(void **state)
 	skv_merge_spec sp = skv_merge_spec_default();
 	size_t b[33];
 	double e16[6], e64[6];
-	printf("# seed 002 table 2: d=128, Skv=16384, max abs error vs MPFR truth\n");
+	printf("# the original problem statement (seed 002), table 2: d=128, Skv=16384, max abs error vs MPFR truth\n");
 	printf("#   num_split  fp64 partials  fp16 partials\n");
 	for (int k = 0; k <= 5; k++) {
 		size_t S = (size_t)1 << k;

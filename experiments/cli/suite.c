@@ -26,50 +26,23 @@ typedef struct {
 	int report;        /* --report */
 } extras;
 
-static const char *kind_file_type(mode_t m)
-{
-	return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
 /* The whole suite file, checked: a regular file (opened without blocking,
  * so a FIFO is refused rather than waited on), at most SUITE_MAX_BYTES. */
 static int read_file(char **text, size_t *len, const char *file, message *e)
 {
-	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		msg_set(e, "skv: cannot read suite file '%s': %s", file, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return SKV_EIO;
-	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > SUITE_MAX_BYTES) {
-		if (S_ISREG(st.st_mode))
-			msg_set(e, "skv: cannot read suite file '%s': %lld bytes, more than the %zu MiB a suite may have",
-				       file, (long long)st.st_size, SUITE_MAX_BYTES >> 20);
-		else
-			msg_set(e, "skv: cannot read suite file '%s': %s, not a regular file", file,
-				       kind_file_type(st.st_mode));
-		close(fd);
-		return SKV_EIO;
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	ssize_t k = 0;
-	while (buf && n < (size_t)st.st_size && (k = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)k;
-	int err = k < 0 ? errno : 0;
-	close(fd);
-	if (!buf || err) {
-		msg_set(e, "skv: cannot read suite file '%s': %s", file, buf ? strerror(err) : "out of memory");
-		free(buf);
-		return SKV_EIO;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return SKV_OK;
+	io_slurp_info in;
+	const int st = io_slurp(text, len, file, SUITE_MAX_BYTES, &in);
+	if (st == SKV_OK)
+		return SKV_OK;
+	if (in.why == IO_READ_TOO_LARGE)
+		msg_set(e, "skv: cannot read suite file '%s': %llu bytes, more than the %zu MiB a suite may have", file,
+			in.size, SUITE_MAX_BYTES >> 20);
+	else if (in.why == IO_READ_NOT_REGULAR)
+		msg_set(e, "skv: cannot read suite file '%s': %s, not a regular file", file, io_file_kind(in.mode));
+	else
+		msg_set(e, "skv: cannot read suite file '%s': %s", file,
+			in.why == IO_READ_NOMEM ? "out of memory" : strerror(in.err));
+	return SKV_EIO;
 }
 
 /* Rewrites "skv: MSG" as "skv: WHERE: MSG". */

@@ -106,14 +106,14 @@ typedef struct {
 	uint64_t imin, imax;    /* PT_INT: inclusive range */
 	double rmin, rmax;      /* PT_REAL: inclusive range (finite) */
 	int rmin_open;          /* PT_REAL: rmin itself excluded */
+	int multiple;           /* PT_REAL: "Kx" is accepted too, a multiple of a
+	                         * reference the parameter's user defines (value
+	                         * u = 1, r = K); recommend's --tol=2x */
 	unsigned kinds;         /* KIND_* it applies to */
 	param_stage stage;      /* the work it changes */
 	int single;             /* one value only, never a list */
 	const char *def;        /* default value, parsed like a flag */
 	const char *help;
-	int multiple;           /* PT_REAL: "Kx" is accepted too, a multiple of a
-	                         * reference the parameter's user defines (value
-	                         * u = 1, r = K); recommend's --tol=2x */
 } param_def;
 
 extern const param_def params[NPARAMS];

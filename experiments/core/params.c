@@ -139,7 +139,11 @@ static const param_enum en_dist = {"distribution", SKV_NDISTS, dist_name, dist_p
 static const param_enum en_merge = {"merge", SKV_NMERGES, merge_name, merge_parse};
 static const param_enum en_order = {"order", SKV_NORDERS, order_name, order_parse};
 static const param_enum en_empty = {"empty-split mode", SKV_NEMPTY, empty_name, empty_parse};
-static const param_enum en_preset = {"preset", SKV_NPRESETS + 1, preset_name, preset_parse};
+/* The count is a bound, not the presets' number: a value past the last
+ * preset has no name (preset_name gives NULL), so a new preset is a row of
+ * lib/preset.c and nothing here. */
+#define PRESET_VALUES 1024u
+static const param_enum en_preset = {"preset", PRESET_VALUES, preset_name, preset_parse};
 static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse};
 static const param_enum en_blocks = {"block order", SKV_NBLOCKS, blocks_name, blocks_parse};
 static const param_enum en_acc = {"accumulator", SKV_NFORMATS + 1, acc_name, acc_parse};
@@ -160,9 +164,10 @@ static const param_enum en_metric = {"metric", 3, metric_name, metric_parse};
 static const param_enum en_candidates = {"candidate set", 3, candidates_name, candidates_parse};
 static const param_enum en_out_format = {"output format", 3, out_format_name, out_format_parse};
 
-#define INT(lo, hi) PT_INT, NULL, (lo), (hi), 0, 0, 0
-#define REAL(lo, hi, open) PT_REAL, NULL, 0, 0, (lo), (hi), (open)
-#define ENUM(en) PT_ENUM, &(en), 0, 0, 0, 0, 0
+#define INT(lo, hi) PT_INT, NULL, (lo), (hi), 0, 0, 0, 0
+#define REAL(lo, hi, open) PT_REAL, NULL, 0, 0, (lo), (hi), (open), 0
+#define REAL_OR_MULTIPLE(lo, hi, open) PT_REAL, NULL, 0, 0, (lo), (hi), (open), 1
+#define ENUM(en) PT_ENUM, &(en), 0, 0, 0, 0, 0, 0
 #define SPLIT (KIND_SPLIT | KIND_REC)
 #define ONLINE KIND_ONLINE
 #define ALL KIND_ALL
@@ -268,10 +273,10 @@ const param_def params[NPARAMS] = {
 		   "the GPU's SM count: A100 108, H100 SXM 132, L40S 142"},
 	[P_METRIC] = {"metric", NULL, ENUM(en_metric), REC, NONE, 1, "norm_rel_err",
 		      "what the tolerance bounds (ulp_err: in ulps of the output format)"},
-	[P_TOL] = {"tol", NULL, REAL(0, 1e300, 1), REC, NONE, 1, "2x",
+	[P_TOL] = {"tol", NULL, REAL_OR_MULTIPLE(0, 1e300, 1), REC, NONE, 1, "2x",
 		   "a count is within tolerance when the max of the metric over the trials is at most this: "
 		   "a value in the metric's units, or Kx, K times the floor (the metric of the exact output "
-		   "rounded once to the output format, its max over the trials)", 1},
+		   "rounded once to the output format, its max over the trials)"},
 	[P_CANDIDATES] = {"candidates", NULL, ENUM(en_candidates), REC, NONE, 1, "pow2",
 			  "the counts measured: pow2 (1, 2, 4, ... up to --max-splits), all (every count up to "
 			  "it) or list (--splits; given --splits implies it)"},

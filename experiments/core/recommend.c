@@ -28,7 +28,6 @@ const char *rec_layout_name(rec_layout l) { return (unsigned)l < 3 ? layout_name
 
 const char *rec_preset_name(const rec_opts *o) { return o->preset ? o->preset->name : "none"; }
 
-static unsigned ceil_div(unsigned a, unsigned b) { return a / b + (a % b != 0); }
 
 /* ---------------------------------------------------------------- request */
 
@@ -83,9 +82,9 @@ static int check_request(const rec_opts *o, message *e)
 		msg_set(e, "skv recommend: --batch=%u: batch x heads x m-blocks exceeds FA2's int range", o->batch);
 		return SKV_EINVAL;
 	}
-	if (o->split_size && ceil_div(o->ctx, o->split_size) > REC_MAX_SPLITS) {
+	if (o->split_size && rec_ceil_div(o->ctx, o->split_size) > REC_MAX_SPLITS) {
 		msg_set(e, "skv recommend: --split-size=%u: gives %u splits of --ctx=%u, more than %d", o->split_size,
-			ceil_div(o->ctx, o->split_size), o->ctx, REC_MAX_SPLITS);
+			rec_ceil_div(o->ctx, o->split_size), o->ctx, REC_MAX_SPLITS);
 		return SKV_EINVAL;
 	}
 	/* A threshold in the metric's units must be one the metric can meet

@@ -23,6 +23,9 @@ typedef enum { REC_CANDS_POW2 = 0, REC_CANDS_ALL = 1, REC_CANDS_LIST = 2 } rec_c
 /* The values of the format parameter. */
 typedef enum { REC_TEXT = 0, REC_CSV = 1, REC_JSON = 2 } rec_format;
 
+/* ceil(a / b) for b > 0. */
+static inline unsigned rec_ceil_div(unsigned a, unsigned b) { return a / b + (a % b != 0); }
+
 const char *rec_metric_name(rec_metric m);
 const char *rec_layout_name(rec_layout l);
 

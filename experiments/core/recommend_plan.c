@@ -25,7 +25,6 @@ int rec_preset_system(skv_heur_system *s, const skv_preset *p)
 	return 1;
 }
 
-static unsigned ceil_div(unsigned a, unsigned b) { return a / b + (a % b != 0); }
 
 /* FA2's efficiency and eligibility of counts 1..n on the shape, and each
  * count's keys per split in the candidates' layout. */
@@ -70,7 +69,7 @@ static int fixed_size(rec_result *r, const rec_opts *o, message *e)
 	}
 	if (r->split_size > o->ctx)
 		r->split_size = o->ctx;
-	r->fixed.splits = ceil_div(o->ctx, r->split_size);
+	r->fixed.splits = rec_ceil_div(o->ctx, r->split_size);
 	r->fixed.span = r->split_size;
 	return SKV_OK;
 }
@@ -82,9 +81,9 @@ static size_t span_of(const rec_opts *o, const rec_result *r, unsigned s)
 	skv_heur_plan p;
 	switch (o->layout) {
 	case REC_LAYOUT_FA2:
-		return (size_t)ceil_div(r->fa2.num_n_blocks, s) * r->fa2.block_n;
+		return (size_t)rec_ceil_div(r->fa2.num_n_blocks, s) * r->fa2.block_n;
 	case REC_LAYOUT_EVEN:
-		return ceil_div(o->ctx, s);
+		return rec_ceil_div(o->ctx, s);
 	case REC_LAYOUT_SYSTEM:
 		if (skv_heur_layout(&p, NULL, 0, o->system, &o->heur, s) != SKV_OK || p.splits != s)
 			return 0;

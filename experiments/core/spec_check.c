@@ -42,31 +42,6 @@ static int presets_resolve(const run_spec *s, message *e)
 	return 1;
 }
 
-/* Whether the library's merge accepts this (merge, order, empty, threads):
- * a dry run on two one-element splits, so an option the library does not
- * implement yet is refused before any computing. */
-static int merge_supported(skv_merge m, skv_order o, skv_empty em, uint64_t threads)
-{
-	skv_partials sp;
-	if (skv_partials_init(&sp, 2, 1) != SKV_OK)
-		return -1;
-	for (size_t i = 0; i < 2; i++) {
-		sp.o[i] = sp.acc[i] = (double)(i + 1);
-		sp.lse[i] = sp.m[i] = 0.0;
-		sp.l[i] = 1.0;
-	}
-	skv_merge_spec ms = skv_merge_spec_default();
-	ms.merge = m;
-	ms.order = o;
-	ms.empty = em;
-	ms.threads = (unsigned)threads;
-	skv_config cfg = skv_config_uniform(SKV_FP64);
-	double out, lse;
-	int st = skv_merge_run(&out, &lse, &sp, &ms, &cfg);
-	skv_partials_free(&sp);
-	return st == SKV_OK ? 1 : st == SKV_ENOMEM ? -1 : 0;
-}
-
 /* Threads and memory, before any work: --threads at most 4 a core (64 at
  * least), and a run whose estimated peak memory exceeds the machine's
  * physical memory refused, with the estimate (and its CPU time) in the
@@ -173,25 +148,6 @@ int spec_check(const run_spec *s, message *e)
 					return SKV_EINVAL;
 				}
 			}
-		const param_list *lm = &s->list[P_MERGE], *lo = &s->list[P_ORDER];
-		const param_list *le = &s->list[P_EMPTY], *lt = &s->list[P_MERGE_THREADS];
-		for (size_t a = 0; a < lm->n; a++)
-			for (size_t b = 0; b < lo->n; b++)
-				for (size_t c = 0; c < le->n; c++)
-					for (size_t d = 0; d < lt->n; d++) {
-						skv_merge m = (skv_merge)lm->v[a].u;
-						skv_order o = (skv_order)lo->v[b].u;
-						skv_empty em = (skv_empty)le->v[c].u;
-						int ok = merge_supported(m, o, em, lt->v[d].u);
-						if (ok < 0)
-							return nomem(e);
-						if (!ok) {
-							msg_set(e, "skv: --merge=%s --order=%s --empty=%s is not supported "
-								 "by this build of the library",
-								 skv_merge_name(m), skv_order_name(o), skv_empty_name(em));
-							return SKV_EINVAL;
-						}
-					}
 	}
 	size_t np = spec_npoints(s);
 	uint64_t tr = spec_trials(s);

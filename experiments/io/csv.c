@@ -38,15 +38,10 @@ void csv_fail(message *e, const char *name, size_t line, const char *fmt, ...)
 {
 	if (!e)
 		return;
-	va_list ap, aq;
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	const int n = vsnprintf(NULL, 0, fmt, ap);
+	char *what = msg_vformat(fmt, ap);
 	va_end(ap);
-	char *what = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (what)
-		vsnprintf(what, (size_t)n + 1, fmt, aq);
-	va_end(aq);
 	msg_set(e, "%s:%zu: %s", name, line, what ? what : "out of memory");
 	free(what);
 }

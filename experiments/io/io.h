@@ -2,6 +2,7 @@
 #ifndef IO_IO_H
 #define IO_IO_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,9 +22,38 @@ typedef struct {
 
 /* Replaces the message of e (an out-of-memory note if formatting fails). */
 void msg_set(message *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* fmt and ap formatted into a malloc'd string of its full length; NULL
+ * when out of memory. For the helpers that build a message in parts. */
+char *msg_vformat(const char *fmt, va_list ap);
 /* The message, or "" when there is none. */
 const char *msg_text(const message *e);
 void msg_free(message *e);
+
+/* ------------------------------------------------------------- reading */
+
+/* Why io_slurp failed, with what a caller needs to say so. */
+typedef enum {
+	IO_READ_OK = 0,
+	IO_READ_MISSING,     /* no such file */
+	IO_READ_ERRNO,       /* open, fstat or read failed: err */
+	IO_READ_NOT_REGULAR, /* a folder, FIFO, device, socket: mode */
+	IO_READ_TOO_LARGE,   /* a regular file above max: size */
+	IO_READ_NOMEM
+} io_read_why;
+
+typedef struct {
+	io_read_why why;
+	int err;                 /* errno, for IO_READ_ERRNO */
+	unsigned mode;           /* st_mode, for IO_READ_NOT_REGULAR */
+	unsigned long long size; /* bytes, for IO_READ_TOO_LARGE */
+} io_slurp_info;
+
+/* The whole of a regular file of at most max bytes, NUL-terminated
+ * (*text malloc'd, *len its length). SKV_EIO or SKV_ENOMEM with the reason
+ * in *info and nothing allocated; the caller words the message. */
+int io_slurp(char **text, size_t *len, const char *path, size_t max, io_slurp_info *info);
+/* "a folder", "a FIFO", "a character device", ... for a st_mode. */
+const char *io_file_kind(unsigned mode);
 
 /* ---------------------------------------------------------- output folders */
 

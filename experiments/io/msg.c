@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "io/io.h"
 
 /* The message as one printable line: a byte below 0x20 or DEL becomes \n,
@@ -31,20 +32,27 @@ static char *one_line(const char *s, size_t n)
 /* What a message reads when formatting it ran out of memory. */
 static char oom[] = "skv: out of memory";
 
+char *msg_vformat(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	const int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (s)
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
 void msg_set(message *e, const char *fmt, ...)
 {
 	if (!e)
 		return;
-	va_list ap, aq;
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *raw = msg_vformat(fmt, ap);
 	va_end(ap);
-	char *raw = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (raw)
-		vsnprintf(raw, (size_t)n + 1, fmt, aq);
-	va_end(aq);
-	char *msg = raw ? one_line(raw, (size_t)n) : NULL;
+	char *msg = raw ? one_line(raw, strlen(raw)) : NULL;
 	free(raw);
 	msg_free(e);
 	e->msg = msg ? msg : oom;

@@ -240,15 +240,10 @@ int tensor_errf(message *e, int status, const char *file, const char *name, cons
 {
 	if (!e)
 		return status;
-	va_list ap, aq;
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	const int n = vsnprintf(NULL, 0, fmt, ap);
+	char *problem = msg_vformat(fmt, ap);
 	va_end(ap);
-	char *problem = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (problem)
-		vsnprintf(problem, (size_t)n + 1, fmt, aq);
-	va_end(aq);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = problem ? open_memstream(&text, &len) : NULL;

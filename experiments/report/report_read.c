@@ -19,37 +19,22 @@
 
 /* The whole file as a NUL-terminated string. NULL with *why == NULL when
  * it does not exist; NULL with *why set when it exists but cannot be used:
- * not a regular file (opened without blocking, so a FIFO is refused rather
- * than waited on), larger than max, or unreadable. */
+ * not a regular file (a FIFO is refused rather than waited on), larger
+ * than max, or unreadable. */
 static char *slurp(const char *path, size_t max, const char **why)
 {
+	char *t = NULL;
+	size_t n;
+	io_slurp_info in;
 	*why = NULL;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			*why = strerror(errno);
-		return NULL;
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		*why = fstat(fd, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file"
-											: "larger than skv ever writes";
-		close(fd);
-		return NULL;
-	}
-	char *buf = malloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	ssize_t k = 0;
-	while (buf && n < (size_t)st.st_size && (k = read(fd, buf + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)k;
-	close(fd);
-	if (!buf || k < 0) {
-		*why = buf ? strerror(errno) : "out of memory";
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	if (io_slurp(&t, &n, path, max, &in) == SKV_OK)
+		return t;
+	*why = in.why == IO_READ_MISSING     ? NULL
+	       : in.why == IO_READ_NOT_REGULAR ? "not a regular file"
+	       : in.why == IO_READ_TOO_LARGE   ? "larger than skv ever writes"
+	       : in.why == IO_READ_NOMEM       ? "out of memory"
+					       : strerror(in.err);
+	return NULL;
 }
 
 /* Sections come in the registry's order (the default suite's), unknown
