@@ -410,6 +410,10 @@ void spec_values(const run_spec *s, size_t pt, param_value vals[NPARAMS])
 			vals[preset_fields[k]].u = fixed[preset_fields[k]];
 	if (own_math)
 		vals[P_MATH].u = c.math;
+	/* a kernel on CUDA cores (or the CPU) computes IEEE fp32 on any GPU:
+	 * --gpu leaves it as it is, and the row says what ran */
+	if (!p->tensor_cores)
+		vals[P_GPU].u = SKV_GPU_IEEE;
 }
 
 /* Appends to a growing string; returns 0 when out of memory. */
