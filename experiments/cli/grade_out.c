@@ -171,8 +171,9 @@ static void text_items(FILE *f, const grade_report *g)
 	const grade_dump *dp = g->dp;
 	char line[256];
 	snprintf(line, sizeof line, "(the largest over %zu head%s%s; floor: the exact values rounded once to the "
-		 "format; merge: the given partials merged exactly, against the given out and lse)",
-		 dp->H, dp->H == 1 ? "" : "s", dp->po || dp->pl ? " and the splits" : "");
+		 "format%s)",
+		 dp->H, dp->H == 1 ? "" : "s", dp->po || dp->pl ? " and the splits" : "",
+		 dp->pl ? "; merge: the given partials merged exactly, against the given out and lse" : "");
 	cli_wrap(f, line, 0, 1, 100);
 }
 

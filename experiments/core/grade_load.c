@@ -99,6 +99,22 @@ static int reinterpret_raw(tensor *t, tensor_dtype raw)
 	return SKV_OK;
 }
 
+/* A reader's one line with the tensor's role when the file does not name
+ * it so (a .npy file is named after itself, a file-level problem names no
+ * tensor). */
+static int read_failed(message *e, int st, const char *name, int id)
+{
+	char want[300];
+	snprintf(want, sizeof want, "tensor %s:", name);
+	char *m = strdup(msg_text(e));
+	if (!m)
+		return st;
+	if (!strstr(m, want))
+		msg_set(e, "%s (reading the dump's %s)", m, grade_tensor_name(id));
+	free(m);
+	return st;
+}
+
 /* Reads tensor id from its source into t; *found 0 when the dump has no
  * such optional tensor. *where gets "FILE" or "FILE:NAME". */
 static int read_one(tensor *t, int *found, char **where, const grade_sources *s, int id, st_cache *c,
@@ -143,7 +159,7 @@ static int read_one(tensor *t, int *found, char **where, const grade_sources *s,
 		tensor_free(t);
 		free(*where);
 		*where = NULL;
-		return st == SKV_ENOMEM ? (msg_set(e, "skv grade: out of memory"), st) : st;
+		return st == SKV_ENOMEM ? (msg_set(e, "skv grade: out of memory"), st) : read_failed(e, st, name, id);
 	}
 	*found = 1;
 	return SKV_OK;
@@ -185,15 +201,12 @@ static int shapes_qk(grade_dump *dp, const tensor *q, const tensor *k, const gra
 		return tensor_check_shape(q, s->file[GT_Q], 2, any2, e);
 	}
 	const size_t want[3] = {TENSOR_ANY, TENSOR_ANY, dp->d};
-	if (k->rank == 2 || k->rank == 3) {
-		const int st = tensor_check_shape(k, s->file[GT_K], k->rank, want + 3 - k->rank, e);
-		if (st != SKV_OK)
-			return st;
-		dp->Hkv = k->rank == 3 ? k->shape[0] : 1;
-		dp->n = k->shape[k->rank - 2];
-	} else {
-		return tensor_check_shape(k, s->file[GT_K], 3, want, e);
-	}
+	const int st = k->rank == 2 || k->rank == 3 ? tensor_check_shape(k, s->file[GT_K], k->rank, want + 3 - k->rank, e)
+						    : tensor_check_shape(k, s->file[GT_K], 3, want, e);
+	if (st != SKV_OK)
+		return read_failed(e, st, "k", GT_K);
+	dp->Hkv = k->rank == 3 ? k->shape[0] : 1;
+	dp->n = k->shape[k->rank - 2];
 	if (dp->H == 0 || dp->d == 0 || dp->Hkv == 0 || dp->n == 0)
 		return tensor_errf(e, SKV_EINVAL, s->file[dp->n && dp->Hkv ? GT_Q : GT_K],
 				   dp->n && dp->Hkv ? q->name : k->name, "is empty (no heads, keys or head dimension)");
@@ -257,6 +270,9 @@ static int take(grade_dump *dp, tensor *t, int id, const grade_sources *s, messa
 	const char *file = s->file[id];
 	if (id == GT_SPLITS)
 		return take_bounds(dp, t, file, e);
+	if ((id == GT_PARTIAL_OUT || id == GT_PARTIAL_LSE) && !dp->bounds)
+		return tensor_errf(e, SKV_EINVAL, file, t->name,
+				   "partials need their split boundaries: a tensor splits of S + 1 key indices");
 	size_t sh[3];
 	canon_shape(sh, id, dp);
 	int st = check_shape(t, id, file, sh, e);
@@ -264,14 +280,19 @@ static int take(grade_dump *dp, tensor *t, int id, const grade_sources *s, messa
 		st = float_format(&dp->fmt[id], t, file, e);
 	if (st == SKV_OK && id <= GT_V)
 		st = tensor_check_finite(t, file, e);
-	if (st == SKV_OK && (id == GT_PARTIAL_OUT || id == GT_PARTIAL_LSE) && !dp->bounds)
-		st = tensor_errf(e, SKV_EINVAL, file, t->name,
-				 "partials need their split boundaries: a tensor splits of S + 1 key indices");
 	if (st != SKV_OK)
 		return st;
 	*slot(dp, id) = t->values; /* C order is the canonical layout */
 	t->values = NULL;
 	return SKV_OK;
+}
+
+static void prefix_grade(message *e)
+{
+	char *m = strdup(msg_text(e));
+	if (m)
+		msg_set(e, "skv grade: %s", m);
+	free(m);
 }
 
 /* The order of the checks: q and k fix the shape, the splits the partials'. */
@@ -289,9 +310,11 @@ int grade_load(grade_dump *dp, const grade_sources *s, message *e)
 	cache_free(&c);
 	if (st == SKV_OK)
 		st = shapes_qk(&d, &t[GT_Q], &t[GT_K], s, e);
-	for (int k = 0; k < GT_N && st == SKV_OK; k++)
-		if (found[take_order[k]])
-			st = take(&d, &t[take_order[k]], take_order[k], s, e);
+	for (int k = 0; k < GT_N && st == SKV_OK; k++) {
+		const int id = take_order[k];
+		if (found[id] && (st = take(&d, &t[id], id, s, e)) != SKV_OK && st != SKV_ENOMEM)
+			read_failed(e, st, grade_tensor_name(id), id);
+	}
 	for (int id = 0; id < GT_N; id++)
 		tensor_free(&t[id]);
 	if (st == SKV_OK && !found[GT_PARTIAL_OUT] && !found[GT_PARTIAL_LSE] && !found[GT_OUT] && !found[GT_LSE])
@@ -300,6 +323,8 @@ int grade_load(grade_dump *dp, const grade_sources *s, message *e)
 	if (st != SKV_OK) {
 		if (st == SKV_ENOMEM)
 			msg_set(e, "skv grade: out of memory");
+		else if (strncmp(msg_text(e), "skv ", 4) != 0) /* the readers' and checks' "FILE: ..." */
+			prefix_grade(e);
 		grade_dump_free(&d);
 		return st;
 	}
