@@ -240,9 +240,13 @@ static void text_identify(FILE *f, const grade_report *g)
 	}
 	if (shown < ok)
 		fprintf(f, "(%zu more: --top=0 shows them all)\n", ok - shown);
-	for (size_t i = 0; i < id->n; i++)
-		if (id->c[i].status != SKV_OK)
+	for (size_t i = 0; i < id->n; i++) {
+		size_t j = 0; /* each reason once (it repeats over the split counts) */
+		while (j < i && (id->c[j].status == SKV_OK || strcmp(id->c[j].why, id->c[i].why) != 0))
+			j++;
+		if (id->c[i].status != SKV_OK && j == i)
 			fprintf(f, "not run: %s\n", id->c[i].why);
+	}
 	if (!ok)
 		return;
 	const grade_cand *c0 = &id->c[0];
