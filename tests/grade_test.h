@@ -106,7 +106,7 @@ static inline int run_cmd(char **out, char **errtext, int export, char **argv)
  * python3 or numpy is missing (status 3). */
 static inline void data_script(const char *name, const char *args)
 {
-	char cmd[8192];
+	char cmd[16384];
 	if (access("/usr/bin/python3", X_OK) != 0) {
 		print_message("skipped: /usr/bin/python3 is missing\n");
 		skip();

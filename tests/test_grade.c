@@ -374,6 +374,51 @@ static void test_command_formats(void **state)
 	free(out), free(e);
 }
 
+/* The README's example: the same files, the same command, the same report. */
+static void test_readme_example(void **state)
+{
+	(void)state;
+	char path[4200], here[4096], *doc = NULL, *out, *e;
+	size_t n = 0;
+	snprintf(path, sizeof path, "%s/README.md", root);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&doc, &n, '\0', f) > 0);
+	fclose(f);
+	const char *h = strstr(doc, "### Grading a real kernel"), *b = h ? strstr(h, "```\n") : NULL;
+	assert_non_null(b);
+	b += 4;
+	const char *end = strstr(b, "\n```");
+	assert_non_null(end);
+	const char *make = "$ mkdir dump && /usr/bin/python3 tests/data/make_grade.py dump\n", *cmd = "$ build/skv grade ";
+	assert_true(strncmp(b, make, strlen(make)) == 0);
+	b += strlen(make);
+	assert_true(strncmp(b, cmd, strlen(cmd)) == 0);
+	const char *nl = strchr(b, '\n');
+	char args[256], *argv[16] = {"grade"};
+	snprintf(args, sizeof args, "%.*s", (int)(nl - b - strlen(cmd)), b + strlen(cmd));
+	int argc = 1;
+	for (char *save = NULL, *t = strtok_r(args, " ", &save); t && argc < 15; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	char *want = strndup(nl + 1, (size_t)(end - nl));
+	in_dir(path, sizeof path, "readme");
+	mkdir(path, 0755);
+	char dump[4300], q[4310];
+	snprintf(dump, sizeof dump, "%s/dump", path);
+	mkdir(dump, 0755);
+	snprintf(q, sizeof q, "'%s'", dump);
+	data_script("make_grade.py", q);
+	assert_non_null(getcwd(here, sizeof here));
+	assert_int_equal(chdir(path), 0);
+	const int rc = run_cmd(&out, &e, 0, argv);
+	assert_int_equal(chdir(here), 0);
+	assert_int_equal(rc, 0);
+	if (strcmp(out, want) != 0)
+		fail_msg("skv grade printed\n%s\nbut the README shows\n%s", out, want);
+	free(out), free(e), free(want), free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_merge_alone),
 		cmocka_unit_test(test_identify_split_counts),
 		cmocka_unit_test(test_command_formats),
+		cmocka_unit_test(test_readme_example),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -157,13 +157,13 @@ static void text_head(FILE *f, const grade_report *g)
 static void text_items(FILE *f, const grade_report *g)
 {
 	char v[8][32], s[96];
-	fprintf(f, "\n%-12s %-6s %12s %12s %12s %10s %12s %10s  %s\n", "item", "format", "max_abs_err", "max_rel_err",
+	fprintf(f, "\n%-12s %-6s %11s %11s %12s %9s %11s %9s  %s\n", "item", "format", "max_abs_err", "max_rel_err",
 		"norm_rel_err", "ulp_err", "floor_norm", "floor_ulp", "states");
 	for (int it = 0; it < GI_N; it++) {
 		const agg a = aggregate(g->r, it, GRADE_NO_SPLIT);
 		if (!a.rows)
 			continue;
-		fprintf(f, "%-12s %-6s %12s %12s %12s %10s %12s %10s  %s\n", grade_item_name(it), skv_format_name(a.fmt),
+		fprintf(f, "%-12s %-6s %11s %11s %12s %9s %11s %9s  %s\n", grade_item_name(it), skv_format_name(a.fmt),
 			num(v[0], 32, a.err.max_abs), num(v[1], 32, a.err.max_rel), num(v[2], 32, a.err.norm_rel),
 			num(v[3], 32, a.err.ulp), num(v[4], 32, a.floor.norm_rel), num(v[5], 32, a.floor.ulp),
 			states(s, sizeof s, &a));
@@ -185,7 +185,7 @@ static void text_splits(FILE *f, const grade_report *g)
 	char v[6][32], s[96], keys[48];
 	fprintf(f, "\n%5s  %-17s %12s %10s %10s  %12s %10s  %s\n", "split", "keys", "partial_out", "ulp_err",
 		"floor_ulp", "partial_lse", "ulp_err", "states");
-	fprintf(f, "%5s  %-17s %12s %10s %10s  %12s %10s\n", "", "", "norm_rel_err", "", "", "abs_err", "");
+	fprintf(f, "%5s  %-17s %12s %10s %10s  %12s\n", "", "", "norm_rel_err", "", "", "abs_err");
 	for (size_t sp = 0; sp < dp->S; sp++) {
 		const agg o = aggregate(g->r, GI_PARTIAL_OUT, sp), l = aggregate(g->r, GI_PARTIAL_LSE, sp);
 		agg both = o;
@@ -205,13 +205,18 @@ static void text_identify(FILE *f, const grade_report *g)
 	const grade_dump *dp = g->dp;
 	const grade_emu_opts *em = g->io->emu;
 	char v[5][32];
-	fprintf(f, "\nidentify: each preset on the dump's %s inputs and ", skv_format_name(id->input));
+	char line[400];
+	int at = snprintf(line, sizeof line, "identify: each preset on the dump's %s inputs and ",
+			  skv_format_name(id->input));
 	if (dp->bounds)
-		fprintf(f, "its %zu split%s", dp->S, dp->S == 1 ? "" : "s");
+		at += snprintf(line + at, sizeof line - (size_t)at, "its %zu split%s", dp->S, dp->S == 1 ? "" : "s");
 	else
-		fprintf(f, "%s splits of the counts asked", g->io->layout == LAYOUT_FA2 ? "FA2's" : "even");
-	fprintf(f, ", %s math, blocks of %zu keys\n", em->own_math ? "the presets' own approximate" : "correctly rounded",
-		em->block);
+		at += snprintf(line + at, sizeof line - (size_t)at, "%s splits of the counts asked",
+			       g->io->layout == LAYOUT_FA2 ? "FA2's" : "even");
+	snprintf(line + at, sizeof line - (size_t)at, ", %s math, blocks of %zu keys",
+		 em->own_math ? "the presets' own approximate" : "correctly rounded", em->block);
+	fputc('\n', f);
+	cli_wrap(f, line, 0, 2, 100);
 	size_t ok = 0;
 	for (size_t i = 0; i < id->n; i++)
 		ok += id->c[i].status == SKV_OK;
@@ -223,7 +228,7 @@ static void text_identify(FILE *f, const grade_report *g)
 				fprintf(f, "%s %s %zu", k++ ? "," : "", grade_tensor_name(t), c0->total[t]);
 		fprintf(f, " elements (LSEs in base %s)\n", base_name(id->base));
 	}
-	fprintf(f, "%4s  %-20s %6s %22s %9s %9s %9s %9s %10s\n", "rank", "preset", "splits", "bit-identical", "ulp p50",
+	fprintf(f, "%4s  %-18s %6s %20s %8s %8s %8s %9s %9s\n", "rank", "preset", "splits", "bit-identical", "ulp p50",
 		"p90", "p99", "max", "normwise");
 	size_t shown = 0;
 	for (size_t i = 0; i < id->n; i++) {
@@ -233,7 +238,7 @@ static void text_identify(FILE *f, const grade_report *g)
 		char same[48];
 		snprintf(same, sizeof same, "%zu/%zu %5.1f%%", c->same_all, c->total_all,
 			 c->total_all ? 100.0 * (double)c->same_all / (double)c->total_all : 0.0);
-		fprintf(f, "%4zu  %-20s %6zu %22s %9s %9s %9s %9s %10s%s\n", i + 1, skv_preset_at(c->preset)->name, c->S,
+		fprintf(f, "%4zu  %-18s %6zu %20s %8s %8s %8s %9s %9s%s\n", i + 1, skv_preset_at(c->preset)->name, c->S,
 			same, num(v[0], 32, c->ulp[0]), num(v[1], 32, c->ulp[1]), num(v[2], 32, c->ulp[2]),
 			num(v[3], 32, c->ulp[3]), num(v[4], 32, c->normwise), c->tie ? "  (tie)" : "");
 		shown++;
@@ -244,8 +249,10 @@ static void text_identify(FILE *f, const grade_report *g)
 		size_t j = 0; /* each reason once (it repeats over the split counts) */
 		while (j < i && (id->c[j].status == SKV_OK || strcmp(id->c[j].why, id->c[i].why) != 0))
 			j++;
-		if (id->c[i].status != SKV_OK && j == i)
-			fprintf(f, "not run: %s\n", id->c[i].why);
+		if (id->c[i].status != SKV_OK && j == i) {
+			snprintf(line, sizeof line, "not run: %s", id->c[i].why);
+			cli_wrap(f, line, 0, 2, 100);
+		}
 	}
 	if (!ok)
 		return;

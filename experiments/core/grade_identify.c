@@ -32,7 +32,7 @@ static int emu_prepare(grade_emu *em, const grade_dump *dp, size_t S, const skv_
 	skv_config cfg;
 	skv_merge_spec ms;
 	if (skv_preset_resolve_full(&cfg, &ms, p, input, (unsigned)dp->d) != SKV_OK || dp->d > UINT32_MAX) {
-		msg_set(e, "preset %s does not take %s inputs with head_dim %zu (skv_preset_resolve_full refuses them)",
+		msg_set(e, "preset %s does not take %s inputs with head_dim %zu",
 			p->name, skv_format_name(input), dp->d);
 		return SKV_EINVAL;
 	}
