@@ -356,7 +356,7 @@ int cli_main(int argc, char **argv)
 	if (strcmp(cmd, "export") == 0)
 		return export_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "suite") != 0) {
-		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend, mma, grade, export; see skv --help)\n", cmd);
+		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend, mma; see skv --help)\n", cmd);
 		return cli_exit_status(SKV_EINVAL);
 	}
 	char *command = join_args(argc, argv);
