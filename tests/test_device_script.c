@@ -17,14 +17,18 @@ static int script_run(char **out, char **errtext, const char *args)
 	*out = NULL, *errtext = NULL;
 	size_t n = 0;
 	FILE *f = fopen(o, "r");
-	if (f && getdelim(out, &n, '\0', f) < 0)
+	if (f && getdelim(out, &n, '\0', f) < 0) {
+		free(*out);
 		*out = strdup("");
+	}
 	if (f)
 		fclose(f);
 	n = 0;
 	f = fopen(e, "r");
-	if (f && getdelim(errtext, &n, '\0', f) < 0)
+	if (f && getdelim(errtext, &n, '\0', f) < 0) {
+		free(*errtext);
 		*errtext = strdup("");
+	}
 	if (f)
 		fclose(f);
 	assert_non_null(*out);
