@@ -224,6 +224,32 @@ static void test_base_ambiguous(void **state)
 	CHECK_OK(tensor_init(&t[3], "partial_lse", TENSOR_F32, 1, sl, (double[]){5, 5}, &err));
 	G_OK(safetensors_write(in_dir(p, sizeof p, "far.safetensors"), t, 5, NULL, 0, &err));
 	REFUSED(argv, "cannot tell the LSE base", "lie up to 5 from the exact natural LSEs");
+	/* one split of two keys, both scores 0: L = ln 2 (base 2: exactly 1).
+	 * A stored LSE of 1.2 ln 2 is 0.2 ln 2 from base e's value and 0.24 ln 2
+	 * from base 2's, which are 0.44 ln 2 apart: more than a quarter of that
+	 * from either, refused; ln 2 and 1 are told */
+	const size_t s1[1] = {1}, sb2[1] = {2};
+	tensor_free(&t[3]);
+	tensor_free(&t[4]);
+	CHECK_OK(tensor_init(&t[4], "splits", TENSOR_I64, 1, sb2, (double[]){0, 2}, &err));
+	static const struct {
+		double lse;
+		int base; /* -1: refused */
+	} near[] = {{0x1.62e43p-1 * 1.2, -1}, {0x1.62e43p-1, SKV_BASE_E}, {1.0, SKV_BASE_2}};
+	for (size_t i = 0; i < COUNT(near); i++) {
+		CHECK_OK(tensor_init(&t[3], "partial_lse", TENSOR_F64, 1, s1, &near[i].lse, &err));
+		G_OK(safetensors_write(in_dir(p, sizeof p, "near.safetensors"), t, 5, NULL, 0, &err));
+		tensor_free(&t[3]);
+		if (near[i].base < 0) {
+			REFUSED(argv, "cannot tell the LSE base");
+			continue;
+		}
+		graded g;
+		grade_it(&g, p, NULL, NULL, 0);
+		assert_true(g.r.detected);
+		assert_int_equal(g.r.base, near[i].base);
+		graded_free(&g);
+	}
 	for (int i = 0; i < 5; i++)
 		tensor_free(&t[i]);
 }
