@@ -272,6 +272,43 @@ static void test_merge_alone(void **state)
 	}
 }
 
+/* NaN and infinities in the outputs are graded, not refused: counted, and
+ * their errors NaN or infinite (never a silent finite number). */
+static void test_nonfinite_outputs(void **state)
+{
+	(void)state;
+	char path[128], *out, *e;
+	tensor t[6];
+	const size_t s1[1] = {1}, skv[2] = {4, 1}, so[1] = {1}, spo[2] = {2, 1}, sb[1] = {3};
+	CHECK_OK(tensor_init(&t[0], "q", TENSOR_F32, 1, s1, (double[]){0.5}, &err));
+	CHECK_OK(tensor_init(&t[1], "k", TENSOR_F32, 2, skv, (double[]){1, -2, 0.5, 4}, &err));
+	CHECK_OK(tensor_init(&t[2], "v", TENSOR_F32, 2, skv, (double[]){1, 1, 3, 3}, &err));
+	CHECK_OK(tensor_init(&t[3], "out", TENSOR_F32, 1, so, (double[]){NAN}, &err));
+	CHECK_OK(tensor_init(&t[4], "partial_lse", TENSOR_F32, 1, spo, (double[]){INFINITY, -INFINITY}, &err));
+	CHECK_OK(tensor_init(&t[5], "splits", TENSOR_I64, 1, sb, (double[]){0, 2, 4}, &err));
+	G_OK(safetensors_write(in_dir(path, sizeof path, "nonfinite.safetensors"), t, 6, NULL, 0, &err));
+	for (int i = 0; i < 6; i++)
+		tensor_free(&t[i]);
+	graded g;
+	grade_raw(&g, path, NULL, NULL, 0, TENSOR_NONE);
+	const grade_row *o = row_of(&g, GI_OUT, 0, GRADE_NO_SPLIT), *l0 = row_of(&g, GI_PARTIAL_LSE, 0, 0);
+	const grade_row *l1 = row_of(&g, GI_PARTIAL_LSE, 0, 1);
+	assert_int_equal(o->nnan, 1);
+	assert_true(isnan(o->err.max_abs) && isnan(o->err.norm_rel));
+	assert_int_equal(l0->npinf, 1);
+	assert_true(isinf(l0->err.max_abs));
+	assert_int_equal(l1->nninf, 1);
+	assert_true(isinf(l1->err.max_abs)); /* split 1 has keys: -inf is wrong */
+	assert_int_equal(g.r.nlse, 0);          /* no finite LSE: no base to tell */
+	graded_free(&g);
+	char *argv[] = {"grade", path, NULL};
+	assert_int_equal(run_cmd(&out, &e, 0, argv), 0);
+	assert_non_null(strstr(out, "1 +inf, 1 -inf"));
+	assert_non_null(strstr(out, "  1 nan"));
+	assert_non_null(strstr(out, "no finite LSE to tell it from"));
+	free(out), free(e);
+}
+
 /* -------------------------------------------------------------- identify */
 
 /* A dump with only its inputs and final output: identify over split counts
@@ -438,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_numpy_float16),
 		cmocka_unit_test(test_stdlib_safetensors),
 		cmocka_unit_test(test_merge_alone),
+		cmocka_unit_test(test_nonfinite_outputs),
 		cmocka_unit_test(test_identify_split_counts),
 		cmocka_unit_test(test_command_formats),
 		cmocka_unit_test(test_readme_example),

@@ -95,6 +95,14 @@ static int parse_u64(uint64_t *v, const char *s)
 	return SKV_OK;
 }
 
+/* The KEY of "--KEY=VALUE" (eq points at the '='), cut at 63 bytes: longer
+ * than any flag, so a cut key is still unknown. */
+static void flag_key(char key[64], const char *s, const char *eq)
+{
+	const size_t n = (size_t)(eq - s - 2);
+	snprintf(key, 64, "%.*s", (int)(n < 63 ? n : 63), s + 2);
+}
+
 static int bad_value(message *e, const char *cmd, const char *flag, const char *v, const char *want)
 {
 	msg_set(e, "skv %s: --%s=%s: expected %s", cmd, flag, v, want);
@@ -254,7 +262,7 @@ static int grade_parse(grade_args *a, int argc, char **argv, message *e)
 			return SKV_EINVAL;
 		}
 		char key[64];
-		snprintf(key, sizeof key, "%.*s", (int)(eq - s - 2 < 63 ? eq - s - 2 : 63), s + 2);
+		flag_key(key, s, eq);
 		const int st = grade_flag(a, key, eq + 1, e);
 		if (st != SKV_OK)
 			return st;
@@ -446,7 +454,7 @@ static int export_parse(export_opts *o, int *help, int argc, char **argv, messag
 			return SKV_EINVAL;
 		}
 		char key[64];
-		snprintf(key, sizeof key, "%.*s", (int)(eq - s - 2 < 63 ? eq - s - 2 : 63), s + 2);
+		flag_key(key, s, eq);
 		const int st = export_flag(o, key, eq + 1, e);
 		if (st != SKV_OK)
 			return st;

@@ -22,8 +22,8 @@ The backends and the APIs they call (no network, nothing downloaded):
              each head's arithmetic is that of the GQA kernel; the split heuristic may differ).
   efficient  torch.ops.aten._scaled_dot_product_efficient_attention(q, k, v, None, True,
              dropout_p=0.0, is_causal=False, scale=s): the memory-efficient (xformers-derived
-             CUTLASS) kernel with compute_log_sumexp; its log_sumexp is padded along Lq, the
-             first entry is kept.
+             CUTLASS) kernel with compute_log_sumexp; its log_sumexp may be padded along Lq
+             (to a multiple of 32): the first entry is kept.
   flex       torch.compile(torch.nn.attention.flex_attention.flex_attention)(q, k, v, scale=s,
              enable_gqa=H != Hkv, return_lse=True) (or return_aux=AuxRequest(lse=True) where
              return_lse is gone): FlexAttention, whose Lq = 1 call takes the flex_decoding
