@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/grade_cmd.h"
 #include "cli/mma_cmd.h"
 #include "report/gnuplot.h"
 #include "report/report.h"
@@ -37,6 +38,10 @@ static void usage(FILE *f)
 		"  skv mma --gpu=NAME --input=FMT --output=FMT --a=FILE --b=FILE [--c=FILE] [--check=FILE]\n"
 		"                                    a tensor-core model on recorded vectors; --check\n"
 		"                                    counts the bit-for-bit matches (skv mma --help)\n"
+		"  skv grade DUMP [--identify] ...   a real kernel's dumped tensors against the exact truth;\n"
+		"                                    --identify ranks the presets (skv grade --help)\n"
+		"  skv export --out=PATH [--preset=P,...] ...\n"
+		"                                    an skv problem and presets' results as .npy/.safetensors\n"
 		"  skv --version                     print the version\n"
 		"\n"
 		"output, per experiment, in --out (default results/, created if missing):\n"
@@ -323,6 +328,10 @@ int cli_main(int argc, char **argv)
 		return rec_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "mma") == 0)
 		return mma_cmd_main(argc - 1, argv + 1, stdout, stderr);
+	if (strcmp(cmd, "grade") == 0)
+		return grade_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "export") == 0)
+		return export_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "suite") != 0) {
 		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend, mma; see skv --help)\n", cmd);
 		return cli_exit_status(SKV_EINVAL);
