@@ -198,30 +198,51 @@ static void sum_add(skv_scan_state *st, double p, size_t j, size_t lo, const skv
 }
 
 /* One block [b0, b1) of the online softmax. */
+/* The running max after a block whose scores are zbuf[0..n) (max of the
+ * old max and theirs: fmax is exact, so the order is free), and the state
+ * rescaled to it (*alpha the factor, 1 when the max does not move). 0 when
+ * the max stays -inf (only with -inf scores): nothing to add. */
+static int block_max(skv_scan_state *st, double *alpha, const double *zbuf, size_t n, size_t d,
+		     const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
+{
+	double mnew = st->m;
+	for (size_t j = 0; j < n; j++)
+		mnew = fmax(mnew, zbuf[j]);
+	if (mnew == -INFINITY)
+		return 0;
+	/* When the max does not move alpha = e(0) = 1 exactly and the products
+	 * would be identities, so only a moving max rescales. */
+	if (mnew != st->m)
+		rescale(st, st->m, mnew, d, sc, f, cfg, alpha);
+	st->m = mnew;
+	return 1;
+}
+
+/* P of key j from its score z against the running max, added to the
+ * block's sum *bs (formulas that sum a block apart) or to the state's. */
+static double p_summed(skv_scan_state *st, double *bs, double z, size_t j, size_t lo, const skv_scan_consts *sc,
+		       const skv_formula_row *f, const skv_config *cfg)
+{
+	const double pj = prob(z, st->m, sc, f, cfg);
+	if (f->blocksum)
+		*bs = skv_add_i(cfg->compute, *bs, pj);
+	else
+		sum_add(st, pj, j, lo, cfg);
+	return pj;
+}
+
 static void scan_block(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t b0,
 		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
 {
 	const skv_format c = cfg->compute, pf = cfg->p;
 	const skv_formula_row *f = &formulas[cfg->formula];
-	double bmax = -INFINITY, alpha = 1.0, bs = 0.0;
-	for (size_t j = b0; j < b1; j++) {
+	double alpha = 1.0, bs = 0.0;
+	for (size_t j = b0; j < b1; j++)
 		zbuf[j - b0] = score(q, k + j * d, d, sc, f, c);
-		bmax = fmax(bmax, zbuf[j - b0]);
-	}
-	double mnew = fmax(st->m, bmax);
-	if (mnew == -INFINITY)
-		return; /* only reachable with -inf scores: nothing to add */
-	/* When the max does not move alpha = e(0) = 1 exactly and the products
-	 * would be identities, so only a moving max rescales. */
-	if (mnew != st->m)
-		rescale(st, st->m, mnew, d, sc, f, cfg, &alpha);
-	st->m = mnew;
+	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
+		return;
 	for (size_t j = b0; j < b1; j++) {
-		double pj = prob(zbuf[j - b0], st->m, sc, f, cfg);
-		if (f->blocksum)
-			bs = skv_add_i(c, bs, pj);
-		else
-			sum_add(st, pj, j, lo, cfg);
+		const double pj = p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg);
 		/* FlashAttention converts P to the input type before its
 		 * tensor-core P.V; the sum above uses the unrounded P. */
 		double pr = skv_round_i(pf, pj);
@@ -245,26 +266,13 @@ static void scan_block_mma(skv_scan_state *st, const double *q, const double *k,
 {
 	const skv_format c = cfg->compute;
 	const skv_formula_row *f = &formulas[cfg->formula];
-	double bmax = -INFINITY, alpha = 1.0, bs = 0.0;
-	for (size_t j = b0; j < b1; j++) {
-		double s = skv_mma_chain(&sc->unit, sc->tile_k, q, 1, k + j * d, 1, d, 0.0);
-		zbuf[j - b0] = scaled(s, sc, f, c);
-		bmax = fmax(bmax, zbuf[j - b0]);
-	}
-	double mnew = fmax(st->m, bmax);
-	if (mnew == -INFINITY)
+	double alpha = 1.0, bs = 0.0;
+	for (size_t j = b0; j < b1; j++)
+		zbuf[j - b0] = scaled(skv_mma_chain(&sc->unit, sc->tile_k, q, 1, k + j * d, 1, d, 0.0), sc, f, c);
+	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
 		return;
-	if (mnew != st->m)
-		rescale(st, st->m, mnew, d, sc, f, cfg, &alpha);
-	st->m = mnew;
-	for (size_t j = b0; j < b1; j++) {
-		double pj = prob(zbuf[j - b0], st->m, sc, f, cfg);
-		if (f->blocksum)
-			bs = skv_add_i(c, bs, pj);
-		else
-			sum_add(st, pj, j, lo, cfg);
-		zbuf[j - b0] = skv_round_i(cfg->p, pj); /* the A operand of P.V */
-	}
+	for (size_t j = b0; j < b1; j++) /* P rounded: the A operand of P.V */
+		zbuf[j - b0] = skv_round_i(cfg->p, p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg));
 	skv_mma_pv(st->acc, &sc->unit, sc->tile_k, zbuf, v + b0 * d, b1 - b0, d);
 	if (f->blocksum)
 		st->l = skv_fma_i(c, st->l, alpha, bs);
