@@ -6,7 +6,7 @@
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A spec from an experiment and blank-separated flags, checked: the status,
- * and the message in e. */
+ * and the message in e; on failure s is freed. */
 static int try_spec(run_spec *s, const char *exp, const char *flags, message *e)
 {
 	char *buf = strdup(flags), *argv[32], *save = NULL;
@@ -14,10 +14,8 @@ static int try_spec(run_spec *s, const char *exp, const char *flags, message *e)
 	for (char *t = strtok_r(buf, " ", &save); t && argc < (int)NELEM(argv); t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
 	int st = catalog_spec_init(s, exp, e);
-	if (st == 0)
-		st = spec_args(s, argc, argv, e);
-	if (st == 0)
-		st = spec_check(s, e);
+	if (st == 0 && ((st = spec_args(s, argc, argv, e)) != 0 || (st = spec_check(s, e)) != 0))
+		spec_free(s);
 	free(buf);
 	return st;
 }
@@ -186,6 +184,7 @@ static void test_refusals(void **state)
 				 cases[i].flags, st, msg_text(&e), cases[i].msg);
 		if (st == SKV_OK)
 			spec_free(&s);
+		msg_free(&e);
 	}
 }
 
