@@ -550,7 +550,7 @@ static void test_main_run_and_suite(void **state)
 	const char *header =
 		"experiment,preset,ctx,head_dim,dist,score_scale,input,lse_offset,splits,layout,block_size,causal,"
 		"compute,p,lse_base,partial,lse,combine,output,merge,order,empty,merge_threads,round_states,trials,seed,"
-		"trial,max_abs_err,max_rel_err,norm_rel_err,ulp_err,lse_err,floor_err,out_state,lse_state\n";
+		"trial,max_abs_err,max_rel_err,norm_rel_err,ulp_err,norm_ulp_err,lse_err,floor_err,out_state,lse_state\n";
 	assert_true(strncmp(csv, header, strlen(header)) == 0);
 	const char *row0 = "merge-rule,none,64,8,gaussian,1,fp64,0,4,even,128,,fp64,fp64,2,fp64,fp64,fp64,fp64,onepass,"
 			   "seq,guard,1,0,2,1,0,";

@@ -29,12 +29,13 @@ static double m_abs(const sweep_row *r) { return r->err.max_abs; }
 static double m_rel(const sweep_row *r) { return r->err.max_rel; }
 static double m_norm(const sweep_row *r) { return r->err.norm_rel; }
 static double m_ulp(const sweep_row *r) { return r->err.ulp; }
+static double m_nulp(const sweep_row *r) { return r->err.norm_ulp; }
 static double m_lse(const sweep_row *r) { return r->lse_err; }
 static double m_floor(const sweep_row *r) { return r->floor.norm_rel; }
 
 static const metric metrics[] = {
-	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp}, {"lse_err", m_lse},
-	{"floor_err", m_floor},
+	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp},
+	{"norm_ulp_err", m_nulp}, {"lse_err", m_lse}, {"floor_err", m_floor},
 };
 enum { NMETRICS = sizeof metrics / sizeof metrics[0] };
 
