@@ -563,7 +563,16 @@ static void test_main_run_and_suite(void **state)
 	char *meta = slurp(path);
 	assert_non_null(meta);
 	assert_non_null(strstr(meta, "command: skv run merge-rule --ctx=64 --splits=4 --trials=2"));
-	assert_non_null(strstr(meta, "reproduce: skv run merge-rule --preset=none --ctx=64 --head-dim=8"));
+	/* the rerun command starts with the checkout's skv as typed from here
+	 * (build/skv from the root, where make check runs): one that runs */
+	const char *rep = strstr(meta, "reproduce: ");
+	assert_non_null(rep);
+	rep += strlen("reproduce: ");
+	char prog[1024];
+	snprintf(prog, sizeof prog, "%.*s", (int)strcspn(rep, " "), rep);
+	assert_true(strlen(prog) > 4 && strcmp(prog + strlen(prog) - 4, "/skv") == 0 && access(prog, X_OK) == 0);
+	const char *args = " run merge-rule --preset=none --ctx=64 --head-dim=8";
+	assert_true(strncmp(rep + strlen(prog), args, strlen(args)) == 0);
 	assert_non_null(strstr(meta, "mpfr_version: "));
 	snprintf(path, sizeof path, "%s/merge-rule.md", dir);
 	char *md = slurp(path);

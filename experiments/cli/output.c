@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "core/stats.h"
 #include "io/csv.h"
+#include "io/self.h"
 
 extern char **environ;
 
@@ -290,7 +291,10 @@ int output_meta(FILE *f, const run_spec *s, const sweep_result *r, const char *c
 		return SKV_ENOMEM;
 	fprintf(f, "experiment: %s\n", s->exp->name);
 	fprintf(f, "command: %s\n", command ? command : "(library call)");
-	fprintf(f, "reproduce: skv run %s %s\n", s->exp->name, flags);
+	/* The program as a reader types it where this run was made: build/skv
+	 * in a checkout, skv when installed on PATH (io/self.c). */
+	char prog[4096];
+	fprintf(f, "reproduce: %s run %s %s\n", self_program(prog, sizeof prog), s->exp->name, flags);
 	fputs("seed: ", f);
 	spec_seed_list(f, s);
 	fprintf(f, "\nseed_derivation: trial t draws its problem from skv_seed_mix(seed, t)\n");
