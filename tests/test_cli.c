@@ -104,7 +104,7 @@ static void test_bad_inputs(void **state)
 {
 	(void)state;
 	CHECK_PARSE("nope", "", SKV_EINVAL,
-		    "skv: unknown experiment 'nope' (expected split-count, lse-magnitude, reduction-order, "
+		    "skv: unknown experiment 'nope' (expected split-count, lse-magnitude, lse-grid, reduction-order, "
 		    "merge-rule, uneven-splits, block-size, systems, empty-splits)");
 	CHECK_PARSE("merge-rule", "--fo=1", SKV_EINVAL, "skv: unknown parameter '--fo' (see skv run --help)");
 	CHECK_PARSE("merge-rule", "--fo", SKV_EINVAL, "skv: unknown parameter '--fo' (see skv run --help)");
@@ -397,7 +397,7 @@ static void test_main_bad_input(void **state)
 		char *argv[] = {"skv", "run", "nope", outflag};
 		check_main_fails(2,
 				 "skv: unknown experiment 'nope' (expected split-count, lse-magnitude, "
-				 "reduction-order, merge-rule, uneven-splits, block-size, systems, empty-splits)\n",
+				 "lse-grid, reduction-order, merge-rule, uneven-splits, block-size, systems, empty-splits)\n",
 				 4, argv, out, __LINE__);
 	}
 	{
@@ -498,7 +498,10 @@ static void test_main_help_and_list(void **state)
 	{
 		char *argv[] = {"skv", "run", "split-count", "--help"};
 		assert_int_equal(run_main(out, sizeof out, err, sizeof err, 4, argv), 0);
-		assert_non_null(strstr(out, "default 1,2,4,8,16,32,64,128,256,512,1024;"));
+		/* every count from 1 to 64, then the larger powers of two */
+		assert_non_null(strstr(out, "default 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,"
+					    "26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,"
+					    "50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,128,256,512,1024;"));
 		assert_null(strstr(out, "--causal"));
 	}
 	{
