@@ -149,7 +149,10 @@ int output_md(FILE *f, const run_spec *s, const sweep_result *r)
 		fprintf(f, "%s %s=%s", first ? "" : ",", params[i].column, buf);
 		first = 0;
 	}
-	fprintf(f, ".\n\nMedian and max over the %zu trials of each point (nan if any trial gave nan).\n\n|", T);
+	if (T == 1)
+		fputs(".\n\nThe one trial of each point (median and max are its value; nan if it gave nan).\n\n|", f);
+	else
+		fprintf(f, ".\n\nMedian and max over the %zu trials of each point (nan if any trial gave nan).\n\n|", T);
 	for (int i = 0; i < NPARAMS; i++)
 		if (vary[i])
 			fprintf(f, " %s |", params[i].column);
