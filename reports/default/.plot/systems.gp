@@ -10,6 +10,7 @@ fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, layout even, bl
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 3
 array panel[3] = ['LSE offset 0', 'LSE offset 50', 'LSE offset 500']
@@ -21,10 +22,16 @@ xcat = 0
 ncat = 0
 array xticlab[1] = ['']
 xticlen = 0
+nx = 5
+array rowlab[9] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16']
 ymin = 0.0001
 ymax = 10
 ylog = 1
-note = 'exact-fp64 (medians 7.3e-16 to 3.1e-14) lies below the axis'
+nfloor = 2
+floor_ulp = 0
+array floor_fmt[2] = ['bf16', 'fp16']
+array floor_y[6] = [0.0016516521609409671, 0.00020565003393111623, 0.0016516521609409671, 0.00020565003393111623, 0.0016516521609409671, 0.00020565003393111623]
+note = 'exact-fp64 (medians 7.3e-16 to 3.1e-14) lies below the axis; fa3, xformers and flex lie on fa2 (within 2%)'
 $data << EOD
 # panel 1, series 1
 1 0.00235763 0.00201143 0.00261719 0.00230037 0.00245259
