@@ -34,9 +34,6 @@ int output_write(const run_spec *s, const sweep_result *r, const char *command,
 
 /* The whole program: argv as main receives it. Returns the exit status. */
 int cli_main(int argc, char **argv);
-/* Runs a checked spec whose --out is prepared and locked, writes its files
- * and prints the one-line summary; an exit status, with a message in e. */
-int cli_execute(const run_spec *s, const char *command, message *e);
 /* `skv suite FILE [--flags] [--out=DIR] [--report]` (argv after "suite"). */
 int suite_main(int argc, char **argv, const char *command);
 /* Parses and checks a suite's text (modified in place: lines are cut at
@@ -45,6 +42,10 @@ int suite_main(int argc, char **argv, const char *command);
  * with a message in e. */
 int suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int argc, char **argv,
 			message *e);
+/* The same, keeping the checked specs: *specs[0..*n) (spec_free each, then
+ * free the array). */
+int suite_load(run_spec **specs, size_t *n, const char *file, char *text, size_t len, int argc, char **argv,
+	       message *e);
 /* The exit status of a command whose work returned `status`: 0 for SKV_OK,
  * 2 for a request that is itself wrong (SKV_EINVAL, SKV_ERANGE: a flag, a
  * value, a file that cannot be what was asked), 1 when running it failed

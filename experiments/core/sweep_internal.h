@@ -9,6 +9,9 @@
 /* Instances of one chunk are kept in memory together: problems plus truths
  * up to this many bytes (at least one instance), then freed. */
 #define SWEEP_CHUNK_BYTES ((size_t)256 << 20)
+/* Seconds per work unit (progress.c) of one x86-64 thread: the constant of
+ * every CPU-time estimate (a refusal's, a unit's, a shard's). */
+#define SWEEP_SECONDS_PER_UNIT 8e-9
 
 /* One random instance: the problem and its exact attention. */
 typedef struct {
