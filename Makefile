@@ -14,7 +14,7 @@ LDLIBS  += -lmpfr -lgmp -lm
 B       ?= build
 
 LIB_SRC  := $(wildcard lib/*.c)
-APP_SRC  := $(filter-out experiments/cli/main.c,$(wildcard experiments/*/*.c))
+APP_SRC  := $(filter-out experiments/cli/main.c experiments/mpi/%,$(wildcard experiments/*/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC:= $(wildcard tests/bench_*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -49,6 +49,23 @@ $(B)/skv: $(B)/experiments/cli/main.o $(B)/libskvapp.a $(B)/libskv.a
 
 $(B)/tests/%: $(B)/tests/%.o $(B)/libskvapp.a $(B)/libskv.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
+# skv-mpi (experiments/mpi/, the suite across MPI ranks) is built when
+# Open MPI's mpicc is found; test_mpi skips, saying why, when it is not.
+MPICC    ?= mpicc
+HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
+MPI_SRC  := $(wildcard experiments/mpi/*.c)
+ifeq ($(HAVE_MPI),yes)
+all: $(B)/skv-mpi
+check: $(B)/skv-mpi
+endif
+
+$(B)/experiments/mpi/%.o: experiments/mpi/%.c $(wildcard lib/*.h experiments/*/*.h) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Iexperiments -c -o $@ $<
+
+$(B)/skv-mpi: $(MPI_SRC:%.c=$(B)/%.o) $(B)/libskvapp.a $(B)/libskv.a
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 check: $(TESTS) $(B)/skv
 	@sh scripts/run-tests.sh $(TESTS)

@@ -158,9 +158,7 @@ static void list(FILE *f)
 	}
 }
 
-/* The command line as one string, each argument quoted for the shell when
- * it holds anything but plain characters. */
-static char *join_args(int argc, char **argv)
+char *cli_join_args(int argc, char **argv)
 {
 	size_t n = 1;
 	for (int i = 0; i < argc; i++)
@@ -341,7 +339,7 @@ int cli_main(int argc, char **argv)
 		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, merge, report, recommend, mma; see skv --help)\n", cmd);
 		return cli_exit_status(SKV_EINVAL);
 	}
-	char *command = join_args(argc, argv);
+	char *command = cli_join_args(argc, argv);
 	if (!command) {
 		fprintf(stderr, "skv: out of memory\n");
 		return cli_exit_status(SKV_ENOMEM);

@@ -143,7 +143,7 @@ static int load_specs(run_spec **specs, size_t *n, suite_units *u, const shard_s
 	if (st == SKV_OK) {
 		argv[h->nargs] = o;
 		message why = {NULL};
-		st = suite_load(specs, n, h->source_name, text, h->source_len, h->nargs + 1, argv, &why);
+		st = suite_load(specs, n, NULL, NULL, h->source_name, text, h->source_len, h->nargs + 1, argv, &why);
 		if (st != SKV_OK)
 			msg_set(e, "skv merge: the suite kept in '%s' does not read back here: %s", s->in[0].path, msg_text(&why));
 		msg_free(&why);

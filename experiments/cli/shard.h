@@ -9,7 +9,7 @@
 #include "core/units.h"
 
 /* How a suite (or one skv run) is run. */
-typedef struct {
+typedef struct shard_mode_s {
 	unsigned k, n;   /* shard k of n (1 <= k <= n); n == 0: the whole run */
 	int resume;      /* continue from the journal of an interrupted run */
 	int estimate;    /* print the estimate only, run nothing */

@@ -36,7 +36,7 @@ static const char *kind_file_type(mode_t m)
 
 /* The whole suite file, checked: a regular file (opened without blocking,
  * so a FIFO is refused rather than waited on), at most SUITE_MAX_BYTES. */
-static int read_file(char **text, size_t *len, const char *file, message *e)
+int suite_read(char **text, size_t *len, const char *file, message *e)
 {
 	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -433,14 +433,18 @@ int suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int ar
 	return st;
 }
 
-int suite_load(run_spec **specs, size_t *n, const char *file, char *text, size_t len, int argc, char **argv,
-	       message *e)
+int suite_load(run_spec **specs, size_t *n, struct shard_mode_s *mode, int *report, const char *file, char *text, size_t len,
+	       int argc, char **argv, message *e)
 {
 	extras x;
 	spec_list l = {NULL, NULL, NULL, 0};
 	int st = parse_extras(&x, argc, argv, e);
 	if (st == SKV_OK)
 		st = parse_file(&l, file, text, len, &x, e);
+	if (mode)
+		*mode = x.mode;
+	if (report)
+		*report = x.report;
 	extras_free(&x);
 	if (st != SKV_OK) {
 		specs_free(&l);
@@ -499,7 +503,7 @@ int suite_main(int argc, char **argv, const char *command)
 	size_t len = 0;
 	int st = parse_extras(&x, argc - 1, argv + 1, &e);
 	if (st == SKV_OK)
-		st = read_file(&text, &len, file, &e);
+		st = suite_read(&text, &len, file, &e);
 	/* the text as read, for the journal (parsing cuts the lines) */
 	if (st == SKV_OK && !(source = malloc(len + 1))) {
 		msg_set(&e, "skv: out of memory");

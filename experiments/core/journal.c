@@ -93,6 +93,13 @@ static const char *bad_record(const journal_file *f, size_t o, uint64_t *len)
 	return NULL;
 }
 
+int journal_check(const unsigned char *rec, size_t n)
+{
+	journal_file f = {(unsigned char *)rec, n, 0, NULL, 0, 0};
+	uint64_t len = 0;
+	return !bad_record(&f, 0, &len) && FRAME_HEAD + len + FRAME_TAIL == n ? SKV_OK : SKV_EINVAL;
+}
+
 int journal_read(journal_file *f, const char *path, int strict, message *e)
 {
 	memset(f, 0, sizeof *f);

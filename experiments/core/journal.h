@@ -27,6 +27,9 @@ uint64_t journal_get64(const unsigned char *p);
 /* One framed record of `type` around payload[0..n); *rec malloc'd. SKV_ENOMEM. */
 int journal_frame(unsigned char **rec, size_t *len, unsigned type, const void *payload, size_t n);
 
+/* SKV_OK when rec[0..n) is exactly one whole record with a right checksum, else SKV_EINVAL. */
+int journal_check(const unsigned char *rec, size_t n);
+
 typedef struct {
 	unsigned type;
 	const unsigned char *data; /* the payload, inside the file's buffer */
