@@ -255,7 +255,17 @@ static int finish(run_state *R, message *e)
 	return st;
 }
 
-/* Plans, partitions, prints the estimate; SKV_OK with *stop for --estimate. */
+/* The estimate before the run: always for a shard, --resume or
+ * --estimate, else on a terminal. */
+static void estimate(const run_state *R)
+{
+	const uint64_t th = R->specs[0].list[P_THREADS].v[0].u;
+	if (R->m->n || R->m->resume || R->m->estimate || R->tty)
+		shard_estimate(stderr, &R->u, R->shard, R->m, th ? (int)th : omp_get_max_threads());
+}
+
+/* Plans, partitions, maps the folders to journals (--estimate: prints
+ * the estimate and sets *stop instead). */
 static int prepare(run_state *R, int *stop, message *e)
 {
 	int st = suite_units_plan(&R->u, R->specs, R->nspecs, R->m->n, e);
@@ -268,11 +278,9 @@ static int prepare(run_state *R, int *stop, message *e)
 		msg_set(e, "skv: out of memory");
 		return SKV_ENOMEM;
 	}
-	const uint64_t th = R->specs[0].list[P_THREADS].v[0].u;
-	const int threads = th ? (int)th : omp_get_max_threads();
-	if (R->m->n || R->m->resume || R->m->estimate || R->tty)
-		shard_estimate(stderr, &R->u, R->shard, R->m, threads);
 	*stop = R->m->estimate;
+	if (*stop)
+		estimate(R);
 	return *stop ? SKV_OK : map_folders(R, e);
 }
 
@@ -288,9 +296,14 @@ int shard_execute(const run_spec *specs, size_t n, const shard_mode *m, const ch
 	if (st == SKV_OK && !stop)
 		st = start_journals(&R, e);
 	if (st == SKV_OK && !stop) {
+		estimate(&R); /* after the journal's checks: a refusal is its one line */
+		size_t share = 0;
 		for (size_t g = 0; g < R.u.nunits; g++)
-			if (mine(&R, g) && !R.done[g])
+			if (mine(&R, g) && (share++, !R.done[g]))
 				R.todo++, R.work_todo += R.u.work[g];
+		if (m->resume)
+			fprintf(stderr, "skv: --resume: %zu of the %zu units%s were in the journal; %zu to run\n",
+				share - R.todo, share, m->n ? " of the shard" : "", R.todo);
 		R.t0 = R.last = now_s();
 		for (size_t k = 0; k < n && st == SKV_OK; k++)
 			st = run_spec_units(&R, k, e);
