@@ -40,7 +40,7 @@ typedef struct {
 	int local_end, local_st;
 	message local_err;
 	size_t todo, got;
-	double work_todo, work_got, t0, last;
+	double work_todo, work_got, t0, last, cpu0;
 	int step;
 } mpi_state;
 
@@ -222,7 +222,11 @@ static int coordinate(mpi_state *S, message *e)
 		msg_set(e, "skv-mpi: cannot start rank 0's computing thread");
 		return SKV_EIO;
 	}
+	/* Idle, the thread sleeps longer and longer (50 us to 2 ms): probing
+	 * without pause would take a core from the ranks' computation (Open
+	 * MPI's probe polls), and messages come only as units finish. */
 	int st = SKV_OK, stopped = 0;
+	long nap = 50;
 	while (st == SKV_OK && (S->got < S->todo || stopped < S->nranks - 1)) {
 		int did = 0, flag = 0;
 		st = drain_local(S, &did, e);
@@ -231,8 +235,9 @@ static int coordinate(mpi_state *S, message *e)
 			MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
 		if (flag)
 			st = serve(S, &ms, &stopped, e);
+		nap = did || flag ? 50 : nap < 2000 ? 2 * nap : 2000;
 		if (!did && !flag)
-			sleep_us(200);
+			sleep_us(nap);
 	}
 	if (st != SKV_OK)
 		return st; /* the caller aborts the job: the thread dies with it */
@@ -414,19 +419,30 @@ static void abort_job(mpi_state *S, int st, message *e)
 	MPI_Abort(MPI_COMM_WORLD, cli_exit_status(st));
 }
 
-/* The busy seconds of every rank, and the load balance (max over mean). */
-static void summary(const mpi_state *S, const double *busy)
+/* The CPU seconds this process has used (every thread's). */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Per rank (pairs: busy, cpu): the seconds spent measuring units and the
+ * CPU seconds the rank used in all; the load balance, max over mean busy. */
+static void summary(const mpi_state *S, const double *bc)
 {
 	double mx = 0, sum = 0;
 	for (int r = 0; r < S->nranks; r++)
-		mx = busy[r] > mx ? busy[r] : mx, sum += busy[r];
+		mx = bc[2 * r] > mx ? bc[2 * r] : mx, sum += bc[2 * r];
 	fprintf(stderr, "skv-mpi: %d rank%s x %d thread%s: %zu units (%zu from the journal) in %.2f s; busy per rank:",
 		S->nranks, S->nranks == 1 ? "" : "s", S->threads, S->threads == 1 ? "" : "s", S->u.nunits,
 		S->u.nunits - S->todo, mpi_now() - S->t0);
-	for (int r = 0; r < S->nranks && r < 32; r++)
-		fprintf(stderr, "%s %.2f", r ? "," : "", busy[r]);
-	fprintf(stderr, "%s s; load balance (max/mean busy) %.3f\n", S->nranks > 32 ? ", ..." : "",
-		sum > 0 ? mx / (sum / S->nranks) : 1.0);
+	for (int k = 0; k < 2; k++) {
+		for (int r = 0; r < S->nranks && r < 32; r++)
+			fprintf(stderr, "%s %.2f", r ? "," : "", bc[2 * r + k]);
+		fprintf(stderr, "%s s%s", S->nranks > 32 ? ", ..." : "", k ? "" : "; CPU per rank:");
+	}
+	fprintf(stderr, "; load balance (max/mean busy) %.3f\n", sum > 0 ? mx / (sum / S->nranks) : 1.0);
 }
 
 /* After every unit is in: the busy times gathered, the files written (each
@@ -434,8 +450,8 @@ static void summary(const mpi_state *S, const double *busy)
  * journal removed. */
 static int finish0(mpi_state *S, message *e)
 {
-	double *busy = calloc((size_t)S->nranks, sizeof *busy), mine = S->local.busy_s;
-	MPI_Gather(&mine, 1, MPI_DOUBLE, busy, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	double *busy = calloc(2 * (size_t)S->nranks, sizeof *busy), mine[2] = {S->local.busy_s, cpu_now() - S->cpu0};
+	MPI_Gather(mine, 2, MPI_DOUBLE, busy, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	int st = SKV_OK;
 	for (size_t k = 0; k < S->nspecs && st == SKV_OK; k++)
 		st = shard_write(&S->specs[k], &S->sets[k], S->local.plans[k], S->sets[k].busy_s, S->command, e);
@@ -461,6 +477,7 @@ static int run(mpi_state *S, int argc, char **argv, message *e)
 	if (st != SKV_OK)
 		return st;
 	uint64_t st0 = S->rank == 0 ? (uint64_t)setup0(S, e) : SKV_OK;
+	S->cpu0 = cpu_now();
 	MPI_Bcast(&st0, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	if (st0 != SKV_OK)
 		return (int)st0;
@@ -469,10 +486,10 @@ static int run(mpi_state *S, int argc, char **argv, message *e)
 		st = worker_init(&w, S->specs, &S->u, remote_sink, NULL, e);
 		if (st == SKV_OK)
 			st = work(S, &w, e);
-		const double mine = w.busy_s;
+		const double mine[2] = {w.busy_s, cpu_now() - S->cpu0};
 		worker_free(&w);
 		quiet_barrier();
-		MPI_Gather(&mine, 1, MPI_DOUBLE, NULL, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+		MPI_Gather(mine, 2, MPI_DOUBLE, NULL, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 		return st;
 	}
 	for (size_t g = 0; g < S->u.nunits; g++)
