@@ -92,6 +92,26 @@ static void test_mpi_same_bytes(void **state)
 	free(err);
 	shu_same_results(dir("m3"), dir("whole"), __LINE__);
 	assert_int_equal(fs_count(dir("m3"), ".skv.journal"), 0);
+	/* lines in folders of their own (one experiment twice): each gets its files */
+	char text[9000];
+	for (int k = 0; k < 2; k++) {
+		snprintf(text, sizeof text, "run merge-rule --ctx=64 --trials=3 --out=%s/x%d\n"
+					    "run merge-rule --ctx=64 --trials=2 --merge=onepass --out=%s/y%d\n",
+			 scratch, k, scratch, k);
+		fs_put(scratch, k ? "own1.suite" : "own0.suite", text, (size_t)-1);
+	}
+	char own0[4400], own1[4400];
+	snprintf(own0, sizeof own0, "%s", dir("own0.suite"));
+	snprintf(own1, sizeof own1, "%s", dir("own1.suite"));
+	char *const single[] = {"skv", "suite", own0, NULL};
+	assert_int_equal(proc_run(single, NULL, NULL), 0);
+	char *const none[] = {NULL};
+	st = run_mpi(2, own1, none, &err);
+	if (st != 0)
+		fail_msg("%s:%d: mpirun -np 2 skv-mpi, two folders: status %d, \"%s\"", __FILE__, __LINE__, st, err);
+	free(err);
+	shu_same_results(dir("x1"), dir("x0"), __LINE__);
+	shu_same_results(dir("y1"), dir("y0"), __LINE__);
 }
 
 /* The pid of rank `rank` of the skv-mpi whose command line names `tag`,

@@ -87,6 +87,47 @@ static void test_shards_merge(void **state)
 	shu_same_results(dir("rm"), dir("r"), __LINE__);
 }
 
+/* A suite whose lines name their own folders (the same experiment twice,
+ * as a study split into lines is): the shards leave those folders alone
+ * and merge recreates each under OUT, the files of the whole run run from
+ * OUT. Absolute folders cannot be recreated: refused. */
+static void test_shards_own_folders(void **state)
+{
+	(void)state;
+	fs_put(scratch, "own.suite",
+	       "run merge-rule --ctx=64 --trials=3 --out=a\n"
+	       "run block-size --ctx=64 --trials=2 --block-size=16,64 --out=b\n"
+	       "run merge-rule --ctx=64 --trials=2 --merge=onepass --out=c/d\n",
+	       (size_t)-1);
+	char own[4400], w[4300];
+	snprintf(own, sizeof own, "%s", dir("own.suite"));
+	snprintf(w, sizeof w, "%s", dir("ownwhole"));
+	assert_int_equal(mkdir(w, 0777), 0);
+	char *const whole[] = {"skv", "suite", own, NULL};
+	assert_int_equal(proc_run(whole, NULL, w), 0); /* into ownwhole/a, b, c/d */
+	RUN(0, NULL, "suite", own, "--shard=1/2", flag("out", dir("o1")));
+	RUN(0, NULL, "suite", own, "--shard=2/2", flag("out", dir("o2")));
+	assert_false(exists(dir("a")));
+	assert_int_equal(fs_count(dir("o1"), ".csv"), 0);
+	RUN(0, NULL, "merge", dir("om"), dir("o1"), dir("o2"));
+	static const char *const sub[] = {"a", "b", "c/d"};
+	for (int i = 0; i < 3; i++) {
+		char g[4500], x[4500];
+		snprintf(g, sizeof g, "%s/%s", dir("om"), sub[i]);
+		snprintf(x, sizeof x, "%s/%s", w, sub[i]);
+		shu_same_results(g, x, __LINE__);
+	}
+	char abs[4600];
+	snprintf(abs, sizeof abs, "run merge-rule --ctx=64 --trials=2 --out=%s\nrun block-size --ctx=64 --trials=2 "
+				  "--block-size=16 --out=b\n", dir("absolute"));
+	fs_put(scratch, "abs.suite", abs, (size_t)-1);
+	RUN(0, NULL, "suite", dir("abs.suite"), "--shard=1/1", flag("out", dir("ab1")));
+	RUN(2, "writes into '", "merge", dir("abm"), dir("ab1"));
+	RUN(2, "an absolute folder", "merge", dir("abm"), dir("ab1"));
+	assert_false(exists(dir("abm")));
+	assert_false(exists(dir("absolute")));
+}
+
 /* Every refusal: status 2, one line naming the culprit, OUT not created. */
 static void test_merge_refusals(void **state)
 {
@@ -132,9 +173,8 @@ static void test_bad_shard_flags(void **state)
 	}
 	RUN(2, "--report draws a whole suite's report, not a shard's", "suite", suite, flag("out", dir("never")),
 	    "--shard=1/2", "--report");
-	fs_put(scratch, "two.suite", "run merge-rule --ctx=64 --out=a\nrun block-size --ctx=64 --out=b\n", (size_t)-1);
-	RUN(2, "writes one shard folder, but line 1 writes to 'a' and line 2 to 'b'", "suite", dir("two.suite"),
-	    "--shard=1/2");
+	RUN(2, "skv: --shard=1/2 needs --out=DIR, the shard's own folder", "suite", suite, "--shard=1/2");
+	RUN(2, "skv: --shard=1/2 needs --out=DIR, the shard's own folder", "suite", suite, "--shard", "1/2");
 	assert_false(exists(dir("never")));
 	/* --estimate: the units and each shard's estimate; nothing written */
 	char *const est[] = {"skv", "suite", suite, flag("out", dir("never")), "--shard=2/3", "--estimate", NULL};
@@ -246,7 +286,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shards_merge),     cmocka_unit_test(test_merge_refusals),
+		cmocka_unit_test(test_shards_merge),     cmocka_unit_test(test_shards_own_folders),
+		cmocka_unit_test(test_merge_refusals),
 		cmocka_unit_test(test_bad_shard_flags),  cmocka_unit_test(test_kill_and_resume),
 		cmocka_unit_test(test_journal_refusals),
 	};

@@ -287,6 +287,7 @@ static int cmd_run(int argc, char **argv, const char *command)
 		st = outdir_prepare(s.out, &e);
 	if (st == SKV_OK && !m.estimate)
 		st = outdir_lock(s.out, command, &e);
+	m.shard_dir = s.out; /* a shard's folder: the run's files are merge's to write */
 	if (st == SKV_OK)
 		st = shard_execute(&s, 1, &m, command, &e);
 	spec_free(&s);

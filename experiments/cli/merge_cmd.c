@@ -131,25 +131,52 @@ static int check_set(const shard_set *s, message *e)
 	return SKV_OK;
 }
 
-/* The run's specs read back from the first shard's suite source, with
- * --out=OUT; their units must be the shards' (same identity). */
+/* Where merge writes each line: into OUT when the lines share a folder
+ * (as skv suite FILE --out=OUT would), else each line into OUT/ITS_FOLDER
+ * (as skv suite FILE run in OUT would), which must then be relative. */
+static int place_specs(run_spec *specs, size_t n, const char *out, message *e)
+{
+	int one = 1;
+	for (size_t k = 1; k < n; k++)
+		one = one && strcmp(specs[k].out, specs[0].out) == 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!one && specs[k].out[0] == '/') {
+			msg_set(e, "skv merge: line %zu writes into '%s', an absolute folder: merge writes each line's folder "
+				   "under OUT, so the suite's own folders must be relative",
+				k + 1, specs[k].out);
+			return SKV_EINVAL;
+		}
+		char *o = NULL;
+		if (asprintf(&o, "--out=%s%s%s", out, one ? "" : "/", one ? "" : specs[k].out) < 0) {
+			msg_set(e, "skv merge: out of memory");
+			return SKV_ENOMEM;
+		}
+		int st = spec_args(&specs[k], 1, &o, e);
+		free(o);
+		if (st != SKV_OK)
+			return st;
+	}
+	return SKV_OK;
+}
+
+/* The run's specs read back from the first shard's suite source, placed
+ * under OUT; their units must be the shards' (same identity). */
 static int load_specs(run_spec **specs, size_t *n, suite_units *u, const shard_set *s, const char *out, message *e)
 {
 	const shard_header *h = &s->in[0].h;
-	char **argv = calloc((size_t)h->nargs + 2, sizeof *argv), *o = NULL, *text = strndup(h->source, h->source_len);
-	int st = argv && text && asprintf(&o, "--out=%s", out) >= 0 ? SKV_OK : SKV_ENOMEM;
-	for (int i = 0; st == SKV_OK && i < h->nargs; i++)
-		argv[i] = h->args[i];
+	char *text = strndup(h->source, h->source_len);
+	int st = text ? SKV_OK : SKV_ENOMEM;
 	if (st == SKV_OK) {
-		argv[h->nargs] = o;
 		message why = {NULL};
-		st = suite_load(specs, n, NULL, NULL, h->source_name, text, h->source_len, h->nargs + 1, argv, &why);
+		st = suite_load(specs, n, NULL, NULL, h->source_name, text, h->source_len, h->nargs, h->args, &why);
 		if (st != SKV_OK)
 			msg_set(e, "skv merge: the suite kept in '%s' does not read back here: %s", s->in[0].path, msg_text(&why));
 		msg_free(&why);
 	} else
 		msg_set(e, "skv merge: out of memory");
-	free(argv), free(o), free(text);
+	free(text);
+	if (st == SKV_OK)
+		st = place_specs(*specs, *n, out, e);
 	if (st == SKV_OK && (st = suite_units_plan(u, *specs, *n, h->n, e)) == SKV_OK) {
 		char why[256];
 		if (shard_foreign(why, sizeof why, h, u->identity, strlen(u->identity))) {
@@ -232,7 +259,7 @@ static int merge_run(const char *out, int nargs, char **args, const char *comman
 	shard_set set = {NULL, 0};
 	run_spec *specs = NULL;
 	size_t n = 0;
-	suite_units u = {0, 0, NULL, NULL, NULL};
+	suite_units u = {0, 0, NULL, NULL, NULL, NULL};
 	unsigned *shard = NULL;
 	int st = SKV_OK;
 	for (int i = 0; i < nargs && st == SKV_OK; i++)
@@ -249,10 +276,9 @@ static int merge_run(const char *out, int nargs, char **args, const char *comman
 	if (st == SKV_OK)
 		st = check_units(&set, &u, shard, e);
 	/* Nothing is written before every check has passed. */
-	if (st == SKV_OK)
-		st = outdir_prepare(out, e);
-	if (st == SKV_OK)
-		st = outdir_lock(out, command, e);
+	for (size_t k = 0; k < n && st == SKV_OK; k++)
+		if ((st = outdir_prepare(specs[k].out, e)) == SKV_OK)
+			st = outdir_lock(specs[k].out, command, e);
 	for (size_t k = 0; k < n && st == SKV_OK; k++)
 		st = write_spec(&specs[k], k, &set, command, e);
 	for (size_t k = 0; k < n; k++)
@@ -270,9 +296,11 @@ int merge_main(int argc, char **argv, const char *command)
 		       "Checks that the finished shards (each SHARD_DIR's shard-K-of-N.journal, or the files\n"
 		       "themselves) are the shards 1..N of one run, every one once, written by the same skv from\n"
 		       "the same suite and flags, and that together they hold every work unit exactly once;\n"
-		       "then writes OUT/EXPERIMENT.csv, .md and .meta as `skv suite` would have (the CSV and\n"
-		       "the .md byte for byte; the .meta's command, date and wall time are the merge's: its\n"
-		       "wall_time_s is the units' seconds, summed). Nothing is written if a check fails.\n"
+		       "then writes OUT/EXPERIMENT.csv, .md and .meta as `skv suite FILE --out=OUT` would have\n"
+		       "(the CSV and the .md byte for byte; the .meta's command, date and wall time are the\n"
+		       "merge's: its wall_time_s is the units' seconds, summed). When the suite's lines name\n"
+		       "folders of their own, each line goes to OUT/ITS_FOLDER. Nothing is written if a check\n"
+		       "fails.\n"
 		       "exit status: 0 success, 1 an unreadable file or a failed write, 2 shards that do not\n"
 		       "make one whole run (missing, given twice, foreign, unfinished or corrupt).\n");
 		return 0;

@@ -126,14 +126,17 @@ int suite_units_plan(suite_units *u, const run_spec *specs, size_t n, unsigned n
 			break;
 		const size_t m = unit_count(p);
 		double *w = realloc(u->work, (u->nunits + m + 1) * sizeof *w);
-		if (!w)
-			st = SKV_ENOMEM;
-		else
+		if (w)
 			u->work = w;
+		double *t = w ? realloc(u->work_truth, (u->nunits + m + 1) * sizeof *t) : NULL;
+		if (t)
+			u->work_truth = t;
+		st = w && t ? SKV_OK : SKV_ENOMEM;
 		for (size_t i = 0; st == SKV_OK && i < m; i++) {
 			unit_info ui;
 			unit_describe(&ui, p, i);
 			u->work[u->nunits + i] = ui.work;
+			u->work_truth[u->nunits + i] = ui.work_truth;
 		}
 		unit_plan_close(p);
 		u->nunits += m;
@@ -153,6 +156,7 @@ void suite_units_free(suite_units *u)
 {
 	free(u->unit0);
 	free(u->work);
+	free(u->work_truth);
 	free(u->identity);
 	memset(u, 0, sizeof *u);
 }
@@ -398,6 +402,20 @@ void shard_estimate(FILE *f, const suite_units *u, const unsigned *shard, const 
 	}
 	free(load);
 	free(cnt);
+}
+
+void shard_estimate_lines(FILE *f, const suite_units *u, const run_spec *specs)
+{
+	for (size_t k = 0; k < u->nspecs; k++) {
+		double all = 0, truth = 0, big = 0;
+		for (size_t g = u->unit0[k]; g < u->unit0[k + 1]; g++) {
+			all += unit_seconds(u->work[g]), truth += unit_seconds(u->work_truth[g]);
+			big = unit_seconds(u->work[g]) > big ? unit_seconds(u->work[g]) : big;
+		}
+		fprintf(f, "skv: line %zu (%s): %zu units, estimated %.4g s: problems and truths %.4g s, kernel runs and "
+			   "rows %.4g s; the largest unit %.4g s\n",
+			k + 1, specs[k].exp->name, u->unit0[k + 1] - u->unit0[k], all, truth, all - truth, big);
+	}
 }
 
 /* ----------------------------------------------------------------- output */

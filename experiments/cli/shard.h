@@ -18,6 +18,7 @@ typedef struct shard_mode_s {
 	size_t source_len;
 	char **args;     /* the suite-wide --PARAM=V flags given after the file */
 	int nargs;
+	const char *shard_dir; /* a shard's folder (its --out: each line keeps its own folder) */
 } shard_mode;
 
 /* Parses the value of --shard=K/N. SKV_EINVAL with a message naming it. */
@@ -34,7 +35,7 @@ int shard_run_args(shard_mode *m, char **source, char **rest, int *nrest, int ar
 typedef struct {
 	size_t nspecs, nunits;
 	size_t *unit0;
-	double *work;
+	double *work, *work_truth; /* [nunits]: unit_info's */
 	char *identity;
 } suite_units;
 
@@ -71,8 +72,39 @@ const char *shard_foreign(char *buf, size_t n, const shard_header *h, const char
 /* The estimate before a run: the units and CPU time of the suite and of
  * each shard of m->n (every one when m->n > 0). */
 void shard_estimate(FILE *f, const suite_units *u, const unsigned *shard, const shard_mode *m, int threads);
+/* --estimate's detail: each spec's units, their estimated seconds (those
+ * of the problems and truths, one thread each, apart), its largest unit. */
+void shard_estimate_lines(FILE *f, const suite_units *u, const run_spec *specs);
 /* Seconds as a short text ("12.3 s", "4.2 min", "3.1 h"). */
 void shard_time(char *buf, size_t n, double s);
+
+/* A run's journals: one per output folder (a shard's: its shard folder). */
+typedef struct {
+	char *dir, *key, *path;
+	journal j;
+	journal_file old; /* what a resumed journal held */
+} folder_journal;
+
+typedef struct {
+	folder_journal *fj;
+	size_t nfj, nspecs;
+	size_t *spec_fj; /* [nspecs] the journal of each spec */
+} journal_set;
+
+/* Starts (m->resume: continues) the journal of every spec's folder, or the
+ * shard folder's, and marks done[g] for each unit a resumed one holds; a
+ * record of no unit of this run (shard: of this shard, shard[] given) is
+ * refused. The folders are prepared and locked by the caller. */
+int jset_start(journal_set *s, const run_spec *specs, size_t n, const suite_units *u, const shard_mode *m,
+	       const unsigned *shard, unsigned char *done, message *e);
+journal *jset_journal(journal_set *s, size_t k);
+const char *jset_path(const journal_set *s, size_t k);
+/* The units of spec k that its resumed journal holds, into c. */
+int jset_gather(const journal_set *s, size_t k, unit_set *c, const unit_plan *p, message *e);
+/* The end of a run: closed, then removed (a whole run's), or published as
+ * the shard's file (*published, malloc'd). */
+int jset_finish(journal_set *s, const shard_mode *m, char **published, message *e);
+void jset_free(journal_set *s);
 
 /* Writes spec s's files from the complete set c (planned by p) and prints
  * the summary line. */

@@ -9,13 +9,6 @@
 #include "cli/cli.h"
 #include "cli/shard.h"
 
-/* A folder's journal: the specs writing there journal into it. */
-typedef struct {
-	char *dir, *key, *path;
-	journal j;
-	journal_file old; /* what a resumed journal held */
-} folder_journal;
-
 typedef struct {
 	const run_spec *specs;
 	size_t nspecs;
@@ -24,8 +17,7 @@ typedef struct {
 	suite_units u;
 	unsigned *shard;          /* [nunits] shard of each unit (m->n > 0), else NULL */
 	unsigned char *done;      /* [nunits] in a journal already */
-	folder_journal *fj;
-	size_t nfj, *spec_fj;     /* [nspecs] the journal of each spec */
+	journal_set js;
 	/* the progress of this invocation's units */
 	FILE *tty, *log;
 	double t0, last, work_todo, work_done;
@@ -39,8 +31,6 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-
-static const char *spec_dir(const run_spec *s) { return s->shown_out ? s->shown_out : s->out; }
 
 static int mine(const run_state *R, size_t g) { return !R->shard || R->shard[g] == R->m->k - 1; }
 
@@ -69,81 +59,6 @@ static void progress(run_state *R, int final)
 			R->m->k, R->m->n, R->ndone, R->todo, 100 * frac, el, frac > 0 ? el * (1 - frac) / frac : 0.0);
 		fflush(R->log);
 	}
-}
-
-/* -------------------------------------------------------------- journals */
-
-/* One journal per output folder (by its real path); a shard's specs all
- * write into one folder, its shard folder. */
-static int map_folders(run_state *R, message *e)
-{
-	R->spec_fj = calloc(R->nspecs, sizeof *R->spec_fj);
-	R->fj = calloc(R->nspecs, sizeof *R->fj);
-	if (!R->spec_fj || !R->fj)
-		return SKV_ENOMEM;
-	for (size_t k = 0; k < R->nspecs; k++) {
-		const char *d = spec_dir(&R->specs[k]);
-		char *key = realpath(d, NULL);
-		if (!key && !(key = strdup(d)))
-			return SKV_ENOMEM;
-		size_t f = 0;
-		while (f < R->nfj && strcmp(R->fj[f].key, key) != 0)
-			f++;
-		if (f == R->nfj) {
-			R->fj[f].key = key;
-			R->fj[f].j.fd = -1;
-			if (!(R->fj[f].dir = strdup(d)) || asprintf(&R->fj[f].path, "%s/%s", d, SHARD_JOURNAL) < 0)
-				return SKV_ENOMEM;
-			R->nfj++;
-		} else
-			free(key);
-		R->spec_fj[k] = f;
-	}
-	if (R->m->n && R->nfj > 1) {
-		msg_set(e, "skv: --shard writes one shard folder, but %s writes into '%s' and %s into '%s'; give --out",
-			R->specs[0].exp->name, R->fj[0].dir, R->specs[R->nspecs - 1].exp->name, R->fj[R->nfj - 1].dir);
-		return SKV_EINVAL;
-	}
-	return SKV_OK;
-}
-
-/* Starts every folder's journal and marks the units they hold. A record
- * of a spec that writes elsewhere, or of a unit not this shard's, is not
- * this run's. */
-static int start_journals(run_state *R, message *e)
-{
-	for (size_t f = 0; f < R->nfj; f++) {
-		folder_journal *J = &R->fj[f];
-		int st = shard_journal_start(&J->j, &J->old, J->path, &R->u, R->m, e);
-		for (size_t r = 1; st == SKV_OK && r < J->old.nrec; r++) {
-			uint64_t line, unit;
-			if (J->old.rec[r].type != JOURNAL_UNIT ||
-			    unit_record_line(&line, &unit, J->old.rec[r].data, J->old.rec[r].len) != SKV_OK ||
-			    line >= R->nspecs || R->spec_fj[line] != f || unit >= R->u.unit0[line + 1] - R->u.unit0[line] ||
-			    !mine(R, R->u.unit0[line] + unit)) {
-				msg_set(e, "skv: the journal '%s' is not this run's: record %zu names no unit of this %s", J->path, r,
-					R->m->n ? "shard" : "run");
-				st = SKV_EINVAL;
-			} else
-				R->done[R->u.unit0[line] + unit] = 1;
-		}
-		if (st != SKV_OK)
-			return st;
-	}
-	return SKV_OK;
-}
-
-static void close_journals(run_state *R)
-{
-	message e = {NULL};
-	for (size_t f = 0; R->fj && f < R->nfj; f++) {
-		journal_close(&R->fj[f].j, &e);
-		journal_file_free(&R->fj[f].old);
-		free(R->fj[f].dir), free(R->fj[f].key), free(R->fj[f].path);
-	}
-	msg_free(&e);
-	free(R->fj);
-	R->fj = NULL;
 }
 
 /* ------------------------------------------------------------------ runs */
@@ -176,25 +91,6 @@ static int on_unit(void *ctx, const unit_plan *p, size_t unit, const sweep_row *
 	return st;
 }
 
-/* The journalled units of spec k into c. */
-static int gather_old(run_state *R, size_t k, unit_set *c, const unit_plan *p, message *e)
-{
-	const folder_journal *J = &R->fj[R->spec_fj[k]];
-	for (size_t r = 1; r < J->old.nrec; r++) {
-		uint64_t line, unit;
-		unit_record_line(&line, &unit, J->old.rec[r].data, J->old.rec[r].len); /* checked by start_journals */
-		if (line != k)
-			continue;
-		message why = {NULL};
-		if (unit_record_add(c, p, J->old.rec[r].data, J->old.rec[r].len, &why) != SKV_OK) {
-			msg_set(e, "skv: the journal '%s' is not this run's: record %zu: %s", J->path, r, msg_text(&why));
-			msg_free(&why);
-			return SKV_EINVAL;
-		}
-	}
-	return SKV_OK;
-}
-
 /* Spec k: its journalled units gathered, the rest of its share run, and
  * (the whole run) its files written. */
 static int run_spec_units(run_state *R, size_t k, message *e)
@@ -213,11 +109,11 @@ static int run_spec_units(run_state *R, size_t k, message *e)
 		msg_set(e, "skv: out of memory");
 		return SKV_ENOMEM;
 	}
-	st = gather_old(R, k, &c, p, e);
+	st = jset_gather(&R->js, k, &c, p, e);
 	for (size_t i = 0; i < unit_count(p); i++)
 		if (!c.have[i] && mine(R, R->u.unit0[k] + i))
 			todo[n++] = i;
-	spec_ctx x = {R, k, &c, &R->fj[R->spec_fj[k]].j};
+	spec_ctx x = {R, k, &c, jset_journal(&R->js, k)};
 	/* Chunks of a few units per thread: each finished chunk is journalled,
 	 * and there are enough units in one for the threads to share. */
 	if (st == SKV_OK && n > 0)
@@ -234,21 +130,9 @@ static int run_spec_units(run_state *R, size_t k, message *e)
  * shard's journal becomes its shard file, whole and flushed. */
 static int finish(run_state *R, message *e)
 {
-	int st = SKV_OK;
-	for (size_t f = 0; f < R->nfj && st == SKV_OK; f++)
-		st = journal_close(&R->fj[f].j, e);
-	if (st != SKV_OK || !R->m->n) {
-		for (size_t f = 0; f < R->nfj && st == SKV_OK; f++)
-			unlink(R->fj[f].path);
-		return st;
-	}
 	char *fin = NULL;
-	if (shard_file_name(&fin, R->fj[0].dir, R->m->k, R->m->n) != SKV_OK) {
-		msg_set(e, "skv: out of memory");
-		return SKV_ENOMEM;
-	}
-	st = outdir_publish(&R->fj[0].path, &fin, 1, e);
-	if (st == SKV_OK)
+	int st = jset_finish(&R->js, R->m, &fin, e);
+	if (st == SKV_OK && fin)
 		fprintf(stderr, "skv: shard %u/%u: %zu unit%s of %zu, %.1f s -> %s\n", R->m->k, R->m->n, R->ndone,
 			R->ndone == 1 ? "" : "s", R->u.nunits, now_s() - R->t0, fin);
 	free(fin);
@@ -264,8 +148,7 @@ static void estimate(const run_state *R)
 		shard_estimate(stderr, &R->u, R->shard, R->m, th ? (int)th : omp_get_max_threads());
 }
 
-/* Plans, partitions, maps the folders to journals (--estimate: prints
- * the estimate and sets *stop instead). */
+/* Plans and partitions (--estimate: prints the estimate and sets *stop). */
 static int prepare(run_state *R, int *stop, message *e)
 {
 	int st = suite_units_plan(&R->u, R->specs, R->nspecs, R->m->n, e);
@@ -279,9 +162,11 @@ static int prepare(run_state *R, int *stop, message *e)
 		return SKV_ENOMEM;
 	}
 	*stop = R->m->estimate;
-	if (*stop)
+	if (*stop) {
 		estimate(R);
-	return *stop ? SKV_OK : map_folders(R, e);
+		shard_estimate_lines(stderr, &R->u, R->specs);
+	}
+	return SKV_OK;
 }
 
 int shard_execute(const run_spec *specs, size_t n, const shard_mode *m, const char *command, message *e)
@@ -294,7 +179,7 @@ int shard_execute(const run_spec *specs, size_t n, const shard_mode *m, const ch
 	int stop = 0;
 	int st = prepare(&R, &stop, e);
 	if (st == SKV_OK && !stop)
-		st = start_journals(&R, e);
+		st = jset_start(&R.js, specs, n, &R.u, m, R.shard, R.done, e);
 	if (st == SKV_OK && !stop) {
 		estimate(&R); /* after the journal's checks: a refusal is its one line */
 		size_t share = 0;
@@ -312,14 +197,14 @@ int shard_execute(const run_spec *specs, size_t n, const shard_mode *m, const ch
 	}
 	if (st == SKV_OK && !stop)
 		st = finish(&R, e);
-	else if (st != SKV_OK && R.ndone > 0 && R.nfj > 0) {
+	else if (st != SKV_OK && R.ndone > 0 && R.js.nfj > 0) {
 		char *why = strdup(msg_text(e));
 		msg_set(e, "%s (the %zu finished unit%s kept in '%s': --resume continues from there)", why ? why : "",
-			R.ndone, R.ndone == 1 ? " is" : "s are", R.fj[0].path);
+			R.ndone, R.ndone == 1 ? " is" : "s are", R.js.fj[0].path);
 		free(why);
 	}
-	close_journals(&R);
+	jset_free(&R.js);
 	suite_units_free(&R.u);
-	free(R.shard), free(R.done), free(R.spec_fj);
+	free(R.shard), free(R.done);
 	return st;
 }

@@ -458,6 +458,20 @@ int suite_load(run_spec **specs, size_t *n, struct shard_mode_s *mode, int *repo
 	return SKV_OK;
 }
 
+/* Prepares and locks the folder of every line (its --out), or, for a
+ * shard, only the shard's own folder: nothing is written elsewhere. */
+static int lock_folders(spec_list *l, const shard_mode *m, const char *command, message *e)
+{
+	int st = SKV_OK;
+	for (size_t n = 0; st == SKV_OK && n < (m->n ? 1 : l->n); n++) {
+		const char *d = m->n ? m->shard_dir : l->v[n].out;
+		st = outdir_prepare(d, e);
+		if (st == SKV_OK)
+			st = outdir_lock(d, command, e);
+	}
+	return st;
+}
+
 /* Runs the parsed suite as the command line says: estimated only, staged
  * with its report, or into its folders (prepared and locked before the
  * first unit runs), whole or one shard. */
@@ -470,22 +484,25 @@ static int run_suite(spec_list *l, extras *x, const char *command, message *e)
 			   "(skv merge OUT DIR...), then skv report OUT");
 		return SKV_EINVAL;
 	}
-	for (size_t i = 1; x->mode.n && i < l->n; i++)
-		if (strcmp(l->key[i], l->key[0]) != 0) {
-			msg_set(e, "skv: --shard=%u/%u writes one shard folder, but line %zu writes to '%s' and line %zu to "
-				   "'%s'; give --out",
-				x->mode.k, x->mode.n, l->line[0], l->v[0].out, l->line[i], l->v[i].out);
-			return SKV_EINVAL;
-		}
 	if (x->report)
 		return run_staged(l, &x->mode, command, e);
-	int st = SKV_OK;
-	for (size_t n = 0; st == SKV_OK && n < l->n; n++) {
-		st = outdir_prepare(l->v[n].out, e);
-		if (st == SKV_OK)
-			st = outdir_lock(l->v[n].out, command, e);
-	}
+	int st = lock_folders(l, &x->mode, command, e);
 	return st == SKV_OK ? shard_execute(l->v, l->n, &x->mode, command, e) : st;
+}
+
+/* A shard's --out is its own folder (for its shard file) and leaves each
+ * line its folder, which skv merge recreates. */
+static int shard_folder(extras *x, message *e)
+{
+	if (!x->mode.n)
+		return SKV_OK;
+	if (!x->out && !x->mode.estimate) {
+		msg_set(e, "skv: --shard=%u/%u needs --out=DIR, the shard's own folder (one per shard)", x->mode.k, x->mode.n);
+		return SKV_EINVAL;
+	}
+	x->mode.shard_dir = x->out;
+	x->out = NULL;
+	return SKV_OK;
 }
 
 int suite_main(int argc, char **argv, const char *command)
@@ -502,6 +519,8 @@ int suite_main(int argc, char **argv, const char *command)
 	char *text = NULL, *source = NULL;
 	size_t len = 0;
 	int st = parse_extras(&x, argc - 1, argv + 1, &e);
+	if (st == SKV_OK)
+		st = shard_folder(&x, &e);
 	if (st == SKV_OK)
 		st = suite_read(&text, &len, file, &e);
 	/* the text as read, for the journal (parsing cuts the lines) */

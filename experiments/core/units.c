@@ -59,7 +59,8 @@ void unit_describe(unit_info *u, const unit_plan *p, size_t i)
 	param_value v[NPARAMS];
 	sweep_row_values(w, w->inst[i].rep, v);
 	const size_t nq = w->inst[i].nq;
-	double work = progress_draw_work(v, nq) + progress_truth_work(v, nq);
+	const double truth = progress_draw_work(v, nq) + progress_truth_work(v, nq);
+	double work = truth;
 	size_t kr = 0;
 	for (size_t j = w->runs_start[i]; kind != KIND_ONLINE && j < w->runs_start[i + 1]; j++, kr++) {
 		sweep_row_values(w, w->runs[w->runs_by[j]].rep, v);
@@ -69,7 +70,7 @@ void unit_describe(unit_info *u, const unit_plan *p, size_t i)
 		sweep_row_values(w, w->rows_by[j], v);
 		work += progress_row_work(kind, v);
 	}
-	*u = (unit_info){work, w->rows_start[i + 1] - w->rows_start[i], nq, kr};
+	*u = (unit_info){work, truth, w->rows_start[i + 1] - w->rows_start[i], nq, kr};
 }
 
 double unit_seconds(double work) { return work * SWEEP_SECONDS_PER_UNIT; }

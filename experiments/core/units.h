@@ -22,6 +22,7 @@ typedef struct unit_plan unit_plan;
 
 typedef struct {
 	double work;        /* estimated cost in work units (progress.c); unit_seconds converts */
+	double work_truth;  /* of it, drawing the problem and its exact truth (one thread's, per query row) */
 	size_t nrows;       /* rows measured on it */
 	size_t truth_calls; /* skv_truth_range calls it makes */
 	size_t kernel_runs; /* skv_split_kernel calls it makes */

@@ -28,9 +28,7 @@ typedef struct {
 	shard_mode m;
 	char *command;
 	/* rank 0 */
-	char *jpath;
-	journal j;
-	journal_file old;
+	journal_set js;
 	unit_set *sets; /* [nspecs] */
 	unsigned char *done;
 	mpi_sched sched;
@@ -67,12 +65,12 @@ static void on_term(int sig)
 	raise(sig);
 }
 
-static void note_on_term(const char *jpath)
+static void note_on_term(const char *jpath, int more)
 {
 	stop_len = (size_t)snprintf(stop_note, sizeof stop_note,
 				    "skv-mpi: stopped by a signal (a rank failed, or the job was cancelled); no final file "
-				    "was written; the finished units are kept in '%s': rerun with --resume\n",
-				    jpath);
+				    "was written; the finished units are kept in '%s'%s: rerun with --resume\n",
+				    jpath, more ? " and the other lines' folders" : "");
 	stop_len = stop_len < sizeof stop_note ? stop_len : 0;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -117,7 +115,7 @@ static int absorb(mpi_state *S, const unsigned char *rec, size_t len, int from, 
 		msg_set(e, "skv-mpi: rank %d sent a record this run cannot take: %s", from, msg_text(&why));
 	msg_free(&why);
 	if (st == SKV_OK)
-		st = journal_append(&S->j, rec, len, e);
+		st = journal_append(jset_journal(&S->js, line), rec, len, e);
 	if (st == SKV_OK) {
 		S->got++;
 		S->work_got += S->u.work[S->u.unit0[line] + unit];
@@ -302,46 +300,28 @@ static void quiet_barrier(void)
 
 /* ------------------------------------------------------------- the run */
 
-/* Rank 0's setup: one output folder, prepared and locked; the journal
- * started (or resumed: its units marked done and gathered); the rows'
- * sets; every plan open; the schedule. */
+/* Rank 0's setup: every line's folder prepared and locked; their journals
+ * started (or resumed: the units they hold marked done and gathered);
+ * the rows' sets; every plan open; the schedule. */
 static int setup0(mpi_state *S, message *e)
 {
-	const char *dir = S->specs[0].out;
-	for (size_t k = 1; k < S->nspecs; k++)
-		if (strcmp(S->specs[k].out, dir) != 0) {
-			msg_set(e, "skv-mpi: every line must write into one folder, but %s writes to '%s' and %s to '%s'; "
-				   "give --out",
-				S->specs[0].exp->name, dir, S->specs[k].exp->name, S->specs[k].out);
-			return SKV_EINVAL;
-		}
-	int st = outdir_prepare(dir, e);
-	if (st == SKV_OK)
-		st = outdir_lock(dir, S->command, e);
-	if (st == SKV_OK && asprintf(&S->jpath, "%s/%s", dir, SHARD_JOURNAL) < 0)
-		S->jpath = NULL, st = SKV_ENOMEM;
-	if (st == SKV_OK)
-		st = shard_journal_start(&S->j, &S->old, S->jpath, &S->u, &S->m, e);
+	int st = SKV_OK;
+	for (size_t k = 0; k < S->nspecs && st == SKV_OK; k++)
+		if ((st = outdir_prepare(S->specs[k].out, e)) == SKV_OK)
+			st = outdir_lock(S->specs[k].out, S->command, e);
 	S->sets = st == SKV_OK ? calloc(S->nspecs, sizeof *S->sets) : NULL;
 	S->done = S->sets ? calloc(S->u.nunits + 1, 1) : NULL;
 	if (st == SKV_OK && !S->done)
 		st = SKV_ENOMEM;
 	if (st == SKV_OK)
+		st = jset_start(&S->js, S->specs, S->nspecs, &S->u, &S->m, NULL, S->done, e);
+	if (st == SKV_OK)
 		st = worker_init(&S->local, S->specs, &S->u, local_sink, S, e);
 	for (size_t k = 0; k < S->nspecs && st == SKV_OK; k++)
 		if ((st = worker_plan(&S->local, k, e)) == SKV_OK && unit_set_init(&S->sets[k], S->local.plans[k]) != SKV_OK)
 			st = SKV_ENOMEM;
-	for (size_t r = 1; st == SKV_OK && r < S->old.nrec; r++) {
-		uint64_t line, unit;
-		message why = {NULL};
-		if (unit_record_line(&line, &unit, S->old.rec[r].data, S->old.rec[r].len) != SKV_OK || line >= S->nspecs ||
-		    unit_record_add(&S->sets[line], S->local.plans[line], S->old.rec[r].data, S->old.rec[r].len, &why) != SKV_OK) {
-			msg_set(e, "skv-mpi: the journal '%s' is not this run's: record %zu: %s", S->jpath, r, msg_text(&why));
-			st = SKV_EINVAL;
-		} else
-			S->done[S->u.unit0[line] + unit] = 1;
-		msg_free(&why);
-	}
+	for (size_t k = 0; k < S->nspecs && st == SKV_OK; k++)
+		st = jset_gather(&S->js, k, &S->sets[k], S->local.plans[k], e);
 	if (st == SKV_OK && (sched_init(&S->sched, &S->u, S->done, S->nranks) != SKV_OK ||
 			     pthread_mutex_init(&S->mu, NULL) != 0))
 		st = SKV_ENOMEM;
@@ -409,13 +389,11 @@ static void abort_job(mpi_state *S, int st, message *e)
 	for (size_t k = 0; S->sets && k < S->nspecs; k++)
 		kept += S->sets[k].nhave;
 	if (kept)
-		fprintf(stderr, "%s (no final file written; the %zu finished units are kept in '%s': --resume continues)\n",
-			msg_text(e), kept, S->jpath);
+		fprintf(stderr, "%s (no final file written; the %zu finished units are kept in '%s'%s: --resume continues)\n",
+			msg_text(e), kept, jset_path(&S->js, 0), S->js.nfj > 1 ? " and the other lines' folders" : "");
 	else
 		fprintf(stderr, "%s\n", msg_text(e));
-	message tmp = {NULL};
-	journal_close(&S->j, &tmp);
-	msg_free(&tmp);
+	jset_free(&S->js); /* flushed and closed */
 	MPI_Abort(MPI_COMM_WORLD, cli_exit_status(st));
 }
 
@@ -455,13 +433,11 @@ static int finish0(mpi_state *S, message *e)
 	int st = SKV_OK;
 	for (size_t k = 0; k < S->nspecs && st == SKV_OK; k++)
 		st = shard_write(&S->specs[k], &S->sets[k], S->local.plans[k], S->sets[k].busy_s, S->command, e);
+	char *none = NULL;
 	if (st == SKV_OK)
-		st = journal_close(&S->j, e);
-	if (st == SKV_OK) {
-		unlink(S->jpath);
-		if (busy)
-			summary(S, busy);
-	}
+		st = jset_finish(&S->js, &S->m, &none, e); /* the journals removed */
+	if (st == SKV_OK && busy)
+		summary(S, busy);
 	free(busy);
 	return st;
 }
@@ -470,8 +446,10 @@ static int run(mpi_state *S, int argc, char **argv, message *e)
 {
 	int st = load(S, argc, argv, e);
 	if (st == SKV_OK && S->m.estimate) {
-		if (S->rank == 0)
+		if (S->rank == 0) {
 			shard_estimate(stderr, &S->u, NULL, &S->m, S->threads);
+			shard_estimate_lines(stderr, &S->u, S->specs);
+		}
 		return SKV_OK;
 	}
 	if (st != SKV_OK)
@@ -498,7 +476,7 @@ static int run(mpi_state *S, int argc, char **argv, message *e)
 	shard_estimate(stderr, &S->u, NULL, &S->m, S->threads);
 	fprintf(stderr, "skv-mpi: %d rank%s x %d thread%s, %zu units to run\n", S->nranks, S->nranks == 1 ? "" : "s",
 		S->threads, S->threads == 1 ? "" : "s", S->todo);
-	note_on_term(S->jpath);
+	note_on_term(jset_path(&S->js, 0), S->js.nfj > 1);
 	S->t0 = S->last = mpi_now();
 	st = coordinate(S, e);
 	if (st != SKV_OK)
@@ -517,9 +495,9 @@ static void state_free(mpi_state *S)
 		if (S->sets)
 			unit_set_free(&S->sets[k]);
 	}
-	free(S->specs), free(S->sets), free(S->done), free(S->jpath), free(S->command);
+	free(S->specs), free(S->sets), free(S->done), free(S->command);
 	free((char *)S->m.source), free(S->m.args);
-	journal_file_free(&S->old);
+	jset_free(&S->js);
 	if (S->sched.u) {
 		sched_free(&S->sched);
 		pthread_mutex_destroy(&S->mu);
@@ -537,8 +515,8 @@ static void usage(FILE *f)
 		   "the next batch when done (OpenMP threads inside each rank, --threads or OMP_NUM_THREADS), every\n"
 		   "finished unit sent to rank 0 and journalled in DIR/%s; rank 0 writes DIR/EXPERIMENT.csv, .md and\n"
 		   ".meta as `skv suite FILE` does (the same bytes; the .meta's command, date and wall time, the\n"
-		   "units' seconds summed, are the run's own). Every line writes into one folder. A failed or\n"
-		   "killed rank ends the job with no final file written; --resume continues from the journal.\n"
+		   "units' seconds summed, are the run's own). A failed or killed rank ends the job with no\n"
+		   "final file written; --resume continues from the journals.\n"
 		   "exit status: 0 success, 1 runtime failure, 2 bad usage.\n",
 		SHARD_JOURNAL);
 }
@@ -552,7 +530,6 @@ int main(int argc, char **argv)
 	}
 	mpi_state S;
 	memset(&S, 0, sizeof S);
-	S.j.fd = -1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &S.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &S.nranks);
 	temp_install();
