@@ -20,8 +20,8 @@
 #    and the lower bound (sum over ranks, or the largest unit).
 set -eu
 cd "$(dirname "$0")/.." || exit 2
-rT=1.096
-rK=1.339
+rT=1.061
+rK=1.392
 if [ "${1:-}" = --calibrate ]; then
 	shift
 	S="--splits=1,2,4,8,16,32,64,128,256 --partial=fp16,bf16,fp32 --lse=fp16,bf16,fp32 --threads=1"

@@ -145,7 +145,7 @@ static void test_merge_refusals(void **state)
 	RUN(2, "no shard folder or file", "merge", out, dir("s1"), dir("nowhere"), dir("s3"));
 	RUN(2, "no shard folder given", "merge", out);
 	/* a damaged shard file: one byte of it changed */
-	size_t len;
+	size_t len = 0;
 	char *bytes = fs_get(dir("s2"), "shard-2-of-3.journal", &len);
 	assert_true(len > 2000);
 	bytes[len - 100] ^= 0x20;
@@ -156,7 +156,27 @@ static void test_merge_refusals(void **state)
 	fs_put(dir("dmg"), "shard-2-of-3.journal", bytes, len - 200);
 	RUN(2, "cut short", "merge", out, dir("s1"), dir("dmg"), dir("s3"));
 	free(bytes);
-	/* a whole run's journal is no shard */
+	/* whole records moved: shard 2 without its last unit, then with one of shard 1's */
+	journal_file f1, f2;
+	message e = {NULL};
+	char p1[4400], p2[4400];
+	fs_path(p1, sizeof p1, dir("s1"), "shard-1-of-3.journal");
+	fs_path(p2, sizeof p2, dir("s2"), "shard-2-of-3.journal");
+	assert_int_equal(journal_read(&f1, p1, 1, &e), SKV_OK);
+	assert_int_equal(journal_read(&f2, p2, 1, &e), SKV_OK);
+	assert_true(f2.nrec > 2);
+	const size_t cut = f2.rec[f2.nrec - 1].offset;
+	fs_put(dir("dmg"), "shard-2-of-3.journal", (const char *)f2.buf, cut);
+	RUN(2, "shard 2/3 ('", "merge", out, dir("s1"), dir("dmg"), dir("s3"));
+	RUN(2, "lacks some of its units: it is not a finished shard", "merge", out, dir("s1"), dir("dmg"), dir("s3"));
+	const journal_rec *r1 = &f1.rec[1];
+	char *mixed = malloc(f2.size + 24 + r1->len);
+	memcpy(mixed, f2.buf, f2.size);
+	memcpy(mixed + f2.size, f1.buf + r1->offset, 24 + r1->len); /* the whole record, frame and all */
+	fs_put(dir("dmg"), "shard-2-of-3.journal", mixed, f2.size + 24 + r1->len);
+	RUN(2, "which is shard 1/3's, not 2/3's", "merge", out, dir("s1"), dir("dmg"), dir("s3"));
+	free(mixed);
+	journal_file_free(&f1), journal_file_free(&f2);
 	assert_false(exists(out));
 }
 
