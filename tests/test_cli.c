@@ -412,7 +412,7 @@ static void test_main_bad_input(void **state)
 	{
 		char *argv[] = {"skv", "frobnicate"};
 		check_main_fails(2,
-				 "skv: unknown command 'frobnicate' (expected list, run, suite, report, recommend, mma; see skv "
+				 "skv: unknown command 'frobnicate' (expected list, run, suite, merge, report, recommend, mma, grade, export; see skv "
 				 "--help)\n",
 				 2, argv, NULL, __LINE__);
 	}

@@ -27,15 +27,15 @@ static int exists(const char *dir, const char *name)
 	return w > 0 && (size_t)w < sizeof p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The build folder of a checkout that holds exe (ROOT/DIR/skv or
- * ROOT/DIR/tests/NAME, with ROOT/Makefile and ROOT/lib/skv.h) into
- * build; 0 when exe is not in one. */
+/* The build folder of a checkout that holds exe (ROOT/DIR/skv, its sibling
+ * ROOT/DIR/skv-mpi, or ROOT/DIR/tests/NAME, with ROOT/Makefile and
+ * ROOT/lib/skv.h) into build; 0 when exe is not in one. */
 static int checkout_build(char *build, const char *exe)
 {
 	char d[SELF_PATH];
 	snprintf(d, sizeof d, "%s", exe);
 	const char *base = strrchr(exe, '/');
-	int is_skv = base && strcmp(base + 1, "skv") == 0;
+	int is_skv = base && (strcmp(base + 1, "skv") == 0 || strcmp(base + 1, "skv-mpi") == 0);
 	if (!up(d) || (!is_skv && !up(d)))
 		return 0;
 	char root[SELF_PATH];
