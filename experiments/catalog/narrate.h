@@ -66,6 +66,10 @@ void narr_unit(char *buf, size_t n, const results *r, size_t m);
  * (an empty split read as garbage, an overflow), never hidden in a median. */
 void narr_nan_sentence(FILE *f, const results *r, size_t m, int always);
 
+/* A ratio as the change it makes, in percent with two significant digits
+ * ("+21%", "-0.38%", "0%"); buf holds NARR_NUM bytes. */
+const char *narr_pct(char *buf, double ratio);
+
 /* The ratio of metric m's median at each point whose column col reads val
  * (any value but base when val is NULL) to its median at the point of the
  * same curve (every other varying parameter equal) where col reads base:
@@ -83,6 +87,23 @@ int narr_ratios_to(narr_ratios *out, const results *r, const char *col, const ch
 enum { NARR_NWEIGHTED = 3 };
 extern const char *const narr_weighted[NARR_NWEIGHTED];
 int narr_is_weighted(const char *merge);
+
+/* The erratic part along the split counts: per value of column `by` (the
+ * LSE format; NULL or not a varying column: all curves together), the
+ * largest ratio between the medians at neighbouring split counts 2 to 64
+ * over its curves (the groups of the other varying parameters), written as
+ * " Between neighbouring split counts (2 to 64) the median moves by up to
+ * a factor of 35 with LSE bf16 (LSE offset 1000: 0.9 at S = 12, 0.026 at
+ * S = 13), ...". *best (when not NULL) gets the largest of them: its ratio
+ * (NaN when no curve has two neighbouring counts; nothing is written
+ * then) and a point of its curve. */
+typedef struct {
+	double ratio;
+	size_t point;
+	double s_a, y_a, s_b, y_b;
+} narr_jump;
+
+int narr_jumps(FILE *f, const results *r, size_t m, const char *by, narr_jump *best, message *e);
 
 /* The findings of tensor-cores and tensor-cores-fp8 (catalog/tensor_cores.c):
  * each GPU's errors as ratios to IEEE arithmetic's at the same point. */

@@ -20,15 +20,6 @@ static size_t gpus_of(const char **g, size_t cap, const results *r)
 	return n;
 }
 
-/* A ratio as the change it makes, in percent with two significant digits
- * ("+21%", "-0.38%", "0%"); buf holds NARR_NUM bytes. */
-static const char *pct(char *buf, double ratio)
-{
-	const double c = (ratio - 1) * 100;
-	snprintf(buf, NARR_NUM, c == 0 ? "0%%" : "%+.2g%%", c);
-	return buf;
-}
-
 /* The findings of both tensor-core experiments: for every point computed on
  * a GPU's tensor cores, the ratio of its median normwise error to that of
  * the same point in IEEE arithmetic (results/narrate's narr_ratios_to), the
@@ -51,7 +42,7 @@ int tc_findings(FILE *f, const results *r, message *e)
 		"exponent with truncated bits, normalised once, rounded toward zero) instead of as IEEE fma chains "
 		"moves the median normwise error by between %s (%s) and %s (%s); %zu of the %zu medians do not "
 		"move.",
-		pct(a, all.rlo), narr_point_label(la, r, all.lo, keys, nk), pct(b, all.rhi),
+		narr_pct(a, all.rlo), narr_point_label(la, r, all.lo, keys, nk), narr_pct(b, all.rhi),
 		narr_point_label(lb, r, all.hi, keys, nk), all.equal, all.n);
 	fputs(" Per GPU, from the smallest to the largest change:", f);
 	for (size_t i = 0; i < ng; i++) {
@@ -59,7 +50,7 @@ int tc_findings(FILE *f, const results *r, message *e)
 		if ((rc = narr_ratios_to(&one, r, "gpu", "ieee", g[i], m)) != SKV_OK)
 			return rc;
 		if (one.n)
-			fprintf(f, "%s %s %s to %s", i ? ";" : "", g[i], pct(a, one.rlo), pct(b, one.rhi));
+			fprintf(f, "%s %s %s to %s", i ? ";" : "", g[i], narr_pct(a, one.rlo), narr_pct(b, one.rhi));
 	}
 	fputs(".\n", f);
 	narr_nan_sentence(f, r, m, 0);

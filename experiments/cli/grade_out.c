@@ -88,6 +88,7 @@ static void agg_add(agg *a, const grade_row *w)
 		x[k]->max_rel = a->rows ? stats_max(x[k]->max_rel, y[k]->max_rel) : y[k]->max_rel;
 		x[k]->norm_rel = a->rows ? stats_max(x[k]->norm_rel, y[k]->norm_rel) : y[k]->norm_rel;
 		x[k]->ulp = a->rows ? stats_max(x[k]->ulp, y[k]->ulp) : y[k]->ulp;
+		x[k]->norm_ulp = a->rows ? stats_max(x[k]->norm_ulp, y[k]->norm_ulp) : y[k]->norm_ulp;
 	}
 	a->rows++;
 	a->undefined += !w->defined;
@@ -279,8 +280,8 @@ void grade_print_text(FILE *f, const grade_report *g)
 
 static void csv_errors(FILE *f, const skv_errors *e)
 {
-	const double x[4] = {e->max_abs, e->max_rel, e->norm_rel, e->ulp};
-	for (int k = 0; k < 4; k++) {
+	const double x[5] = {e->max_abs, e->max_rel, e->norm_rel, e->ulp, e->norm_ulp};
+	for (int k = 0; k < 5; k++) {
 		fputc(',', f);
 		csv_num(f, x[k]);
 	}
@@ -290,7 +291,7 @@ static void csv_rows(FILE *f, const grade_report *g)
 {
 	const grade_dump *dp = g->dp;
 	fputs("item,head,kv_head,split,lo,hi,format,elements,max_abs_err,max_rel_err,norm_rel_err,ulp_err,"
-	      "floor_max_abs_err,floor_max_rel_err,floor_norm_rel_err,floor_ulp_err,defined,nan,pos_inf,neg_inf,"
+	      "norm_ulp_err,floor_max_abs_err,floor_max_rel_err,floor_norm_rel_err,floor_ulp_err,floor_norm_ulp_err,defined,nan,pos_inf,neg_inf,"
 	      "lse_base\n",
 	      f);
 	for (size_t i = 0; i < g->r->nrows; i++) {
@@ -351,6 +352,8 @@ static void json_errors(FILE *f, const char *key, const skv_errors *e)
 	json_num(f, e->norm_rel);
 	fputs(", \"ulp_err\": ", f);
 	json_num(f, e->ulp);
+	fputs(", \"norm_ulp_err\": ", f);
+	json_num(f, e->norm_ulp);
 	fputc('}', f);
 }
 

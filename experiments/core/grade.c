@@ -246,7 +246,7 @@ static int fill_row(grade_row *w, const double *c, const skv_dd *t, size_t n, in
 		w->nninf += c[i] == -INFINITY;
 	}
 	if (!defined) {
-		w->err = w->floor = (skv_errors){NAN, NAN, NAN, NAN};
+		w->err = w->floor = (skv_errors){NAN, NAN, NAN, NAN, NAN};
 		return SKV_OK;
 	}
 	const int st = skv_errors_compute(&w->err, c, t, n, w->fmt);
