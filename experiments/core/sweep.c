@@ -12,7 +12,9 @@
  *     whole context, or the causal prefix);
  *  2. kernel runs: rows of one instance equal in every KERNEL-stage
  *     parameter too share one skv_split_kernel result, left in the compute
- *     format;
+ *     format; runs of one instance that score alike (skv_scores_shared:
+ *     whatever their splits, layout or block size) share one set of
+ *     scores, computed first;
  *  3. rows: store in the row's formats, merge, measure (or, for the online
  *     kind, run skv_attention_online and measure).
  * The keys are the stage tags of the parameter table (core.h): a new
@@ -281,7 +283,7 @@ static int phase_instances(sweep *w, size_t i0, size_t i1, message *e)
 		int causal = in->nq > 1; /* one row per key: the causal online kind */
 		tst[t] = measure_truth(in, tq[t], causal);
 		calls++;
-		progress_add(&w->pg, 8.0 * (double)(causal ? tq[t] + 1 : in->prob.n) * (double)in->prob.d, SIZE_MAX);
+		progress_add(&w->pg, 8.0 * (double)(causal ? tq[t] + 1 : in->prob->n) * (double)in->prob->d, SIZE_MAX);
 	}
 	w->n_truth += calls;
 	size_t which = 0;
@@ -290,7 +292,41 @@ static int phase_instances(sweep *w, size_t i0, size_t i1, message *e)
 	return st != SKV_OK ? fail(e, w, "computing the exact truth", w->inst[which].rep, st) : SKV_OK;
 }
 
-/* Phase 2: the chunk's split-kernel runs. */
+/* Phase 2a: the score sets of the chunk's split-kernel runs, numbered in
+ * run order on one thread, then computed in parallel (each into its own
+ * slot). */
+static int phase_scores(sweep *w, const size_t *items, size_t n, size_t i0, size_t i1, message *e)
+{
+	for (size_t k = 0; k < n; k++) {
+		kernel_run *kr = &w->runs[items[k]];
+		if (sweep_row_spec(w, kr->rep, NULL, NULL, NULL)->exp->kind == KIND_ONLINE)
+			continue;
+		int st = measure_score_slot(w, kr);
+		if (st != SKV_OK)
+			return fail(e, w, "allocating the scores", kr->rep, st);
+	}
+	size_t nz = 0;
+	for (size_t i = i0; i < i1; i++)
+		nz += w->inst[i].nz;
+	size_t *zi = malloc((nz ? nz : 1) * sizeof *zi), *zs = malloc((nz ? nz : 1) * sizeof *zs);
+	int *zst = malloc((nz ? nz : 1) * sizeof *zst);
+	if (!zi || !zs || !zst) {
+		free(zi), free(zs), free(zst);
+		return fail(e, w, "allocating", w->inst[i0].rep, SKV_ENOMEM);
+	}
+	for (size_t i = i0, k = 0; i < i1; i++)
+		for (size_t z = 0; z < w->inst[i].nz; z++, k++)
+			zi[k] = i, zs[k] = z;
+#pragma omp parallel for schedule(dynamic) num_threads(w->threads)
+	for (size_t k = 0; k < nz; k++)
+		zst[k] = measure_scores(&w->inst[zi[k]], zs[k]);
+	size_t which = 0;
+	int st = first_failure(zst, zi, nz, &which);
+	free(zs), free(zst), free(zi);
+	return st != SKV_OK ? fail(e, w, "the scores", w->inst[which].rep, st) : SKV_OK;
+}
+
+/* Phase 2b: the chunk's split-kernel runs. */
 static int phase_kernels(sweep *w, const size_t *items, size_t n, message *e)
 {
 	size_t calls = 0;
@@ -428,6 +464,8 @@ static int run_chunks(sweep *w, const size_t *rows_by, const size_t *rows_start,
 		while (i1 < w->ninst && bytes + measure_instance_bytes(w, &w->inst[i1]) <= SWEEP_CHUNK_BYTES)
 			bytes += measure_instance_bytes(w, &w->inst[i1++]);
 		rc = phase_instances(w, i0, i1, e);
+		if (rc == SKV_OK)
+			rc = phase_scores(w, runs_by + runs_start[i0], runs_start[i1] - runs_start[i0], i0, i1, e);
 		if (rc == SKV_OK)
 			rc = phase_kernels(w, runs_by + runs_start[i0], runs_start[i1] - runs_start[i0], e);
 		if (rc == SKV_OK)
