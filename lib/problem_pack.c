@@ -99,17 +99,39 @@ static double bf16_value(uint16_t h)
 	return (double)f;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* bfloat16 patterns eight at a time: each double holds a bf16 value, so
+ * vcvtpd2ps is exact and the float's top half is the pattern (bf16_bits);
+ * vpsrld and vpackusdw (the halves are below 2^16) keep it, in order. */
+__attribute__((target("avx2"))) static size_t bf16_encode_avx2(uint16_t *h, const double *x, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		const __m128i a = _mm_srli_epi32(_mm_castps_si128(_mm256_cvtpd_ps(_mm256_loadu_pd(x + i))), 16);
+		const __m128i b = _mm_srli_epi32(_mm_castps_si128(_mm256_cvtpd_ps(_mm256_loadu_pd(x + i + 4))), 16);
+		_mm_storeu_si128((__m128i *)(h + i), _mm_packus_epi32(a, b));
+	}
+	return i;
+}
+#endif
+
 void skv_pack_encode(void *dst, skv_store s, const double *x, size_t n)
 {
 	uint16_t *h = dst;
 	float *f = dst;
+	size_t i0 = 0;
 	switch (s) {
 	case SKV_STORE_F16:
 		for (size_t i = 0; i < n; i++)
 			h[i] = f16_bits(x[i]);
 		break;
 	case SKV_STORE_BF16:
-		for (size_t i = 0; i < n; i++)
+#if defined(__x86_64__) && defined(__GNUC__)
+		if (__builtin_cpu_supports("avx2"))
+			i0 = bf16_encode_avx2(h, x, n);
+#endif
+		for (size_t i = i0; i < n; i++)
 			h[i] = bf16_bits(x[i]);
 		break;
 	case SKV_STORE_F32:
