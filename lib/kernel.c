@@ -93,21 +93,23 @@ int skv_scores_shared(const skv_config *a, const skv_config *b)
 	return a && b && a->compute == b->compute && a->formula == b->formula && a->base == b->base;
 }
 
-static int scores_kv(double *z, const skv_kv *s, size_t row, double lse_offset, const skv_config *cfg)
+static int scores_kv(double *z, const skv_kv *s, size_t row, size_t lo, size_t hi, double lse_offset,
+		     const skv_config *cfg)
 {
-	if (!z || !problem_ok(s, row) || skv_config_check(cfg) != SKV_OK || isnan(lse_offset) || isinf(lse_offset))
+	if (!z || !problem_ok(s, row) || lo > hi || hi > s->p->n || skv_config_check(cfg) != SKV_OK ||
+	    isnan(lse_offset) || isinf(lse_offset))
 		return SKV_EINVAL;
 	const skv_problem *p = s->p;
 	skv_rows rd;
 	double *qs = malloc(p->d * sizeof *qs);
-	if (!qs || skv_rows_open(&rd, s, 0, p->n) != SKV_OK) {
+	if (!qs || skv_rows_open(&rd, s, lo, hi) != SKV_OK) {
 		free(qs);
 		return SKV_ENOMEM;
 	}
 	skv_scan_consts sc;
 	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
 	skv_scan_query(qs, p->q + row * p->d, p->d, &sc, cfg);
-	skv_scan_scores(z, qs, &rd, p->d, 0, p->n, &sc, cfg);
+	skv_scan_scores(z, qs, &rd, p->d, lo, hi, &sc, cfg);
 	skv_rows_close(&rd);
 	free(qs);
 	return SKV_OK;
@@ -118,15 +120,16 @@ int skv_scores(double *z, const skv_problem *p, size_t row, double lse_offset, c
 	if (!p)
 		return SKV_EINVAL;
 	const skv_kv s = skv_kv_plain(p);
-	return scores_kv(z, &s, row, lse_offset, cfg);
+	return scores_kv(z, &s, row, 0, p->n, lse_offset, cfg);
 }
 
-int skv_scores_packed(double *z, const skv_packed *p, size_t row, double lse_offset, const skv_config *cfg)
+int skv_scores_packed(double *z, const skv_packed *p, size_t row, size_t lo, size_t hi, double lse_offset,
+		      const skv_config *cfg)
 {
 	if (!p)
 		return SKV_EINVAL;
 	const skv_kv s = skv_kv_packed(p);
-	return scores_kv(z, &s, row, lse_offset, cfg);
+	return scores_kv(z, &s, row, lo, hi, lse_offset, cfg);
 }
 
 /* The split kernel on K and V read through s, with the scores z (or NULL). */

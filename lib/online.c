@@ -6,8 +6,8 @@
 #include "problem_internal.h"
 
 /* Every row over K and V read through s (any store). */
-static int online_kv(double *out, double *lse, const skv_kv *s, size_t block, int causal, double lse_offset,
-		     const skv_config *cfg)
+static int online_kv(double *out, double *lse, const skv_kv *s, const double *z, size_t block, int causal,
+		     double lse_offset, const skv_config *cfg)
 {
 	const skv_problem *p = s->p;
 	if (!out || !p || !p->q || !skv_kv_ok(s) || p->nq == 0 || p->n == 0 || p->d == 0 ||
@@ -33,7 +33,7 @@ static int online_kv(double *out, double *lse, const skv_kv *s, size_t block, in
 		 * the same arithmetic without the wasted work. */
 		size_t hi = causal ? r + 1 : p->n;
 		double row_lse, m_out, l_out;
-		skv_scan_state ss = {0.0, 0.0, lane, acc, NULL};
+		skv_scan_state ss = {0.0, 0.0, lane, acc, z ? z + r * p->n : NULL};
 		skv_scan_reset(&ss, d, cfg);
 		skv_scan_query(qs, p->q + r * d, d, &sc, cfg);
 		skv_scan(&ss, qs, &rd, d, 0, hi, block, &sc, cfg, zbuf);
@@ -59,14 +59,14 @@ int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t 
 	if (!p)
 		return SKV_EINVAL;
 	const skv_kv s = skv_kv_plain(p);
-	return online_kv(out, lse, &s, block, causal, lse_offset, cfg);
+	return online_kv(out, lse, &s, NULL, block, causal, lse_offset, cfg);
 }
 
-int skv_attention_online_packed(double *out, double *lse, const skv_packed *p, size_t block, int causal,
-				double lse_offset, const skv_config *cfg)
+int skv_attention_online_packed(double *out, double *lse, const skv_packed *p, const double *z, size_t block,
+				int causal, double lse_offset, const skv_config *cfg)
 {
 	if (!p)
 		return SKV_EINVAL;
 	const skv_kv s = skv_kv_packed(p);
-	return online_kv(out, lse, &s, block, causal, lse_offset, cfg);
+	return online_kv(out, lse, &s, z, block, causal, lse_offset, cfg);
 }

@@ -665,9 +665,11 @@ int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, 
  * configurations skv_scores_shared accepts may share one z (the sweep of
  * the program computes it once per problem). SKV_EINVAL as the kernel
  * (nothing written); SKV_ENOMEM. skv_scores_packed: the same on a packed
- * problem (the same values, so the same scores). */
+ * problem (the same values, so the same scores) for keys lo <= j < hi
+ * only (z[j] written for those; SKV_EINVAL unless lo <= hi <= n). */
 int skv_scores(double *z, const skv_problem *p, size_t row, double lse_offset, const skv_config *cfg);
-int skv_scores_packed(double *z, const skv_packed *p, size_t row, double lse_offset, const skv_config *cfg);
+int skv_scores_packed(double *z, const skv_packed *p, size_t row, size_t lo, size_t hi, double lse_offset,
+		      const skv_config *cfg);
 /* 1 when configurations a and b give the same scores (equal compute
  * format, formula and base), else 0 (also for a NULL one). */
 int skv_scores_shared(const skv_config *a, const skv_config *b);
@@ -957,9 +959,12 @@ const char *skv_src_status_name(skv_src_status s);
 int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t block, int causal,
 			 double lse_offset, const skv_config *cfg);
 /* skv_attention_online on a packed problem (K and V decoded a chunk of rows
- * at a time): the same values, so the same bits. */
-int skv_attention_online_packed(double *out, double *lse, const skv_packed *p, size_t block, int causal,
-				double lse_offset, const skv_config *cfg);
+ * at a time): the same values, so the same bits. z: NULL, or the scores,
+ * z[r n + j] = skv_scores_packed's z[j] for row r under a configuration
+ * skv_scores_shared accepts with cfg and the same lse_offset (j <= r where
+ * causal): read instead of computed, the same bits again. */
+int skv_attention_online_packed(double *out, double *lse, const skv_packed *p, const double *z, size_t block,
+				int causal, double lse_offset, const skv_config *cfg);
 
 /* --------------------------------------------------------------- occupancy */
 

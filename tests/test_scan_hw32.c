@@ -182,7 +182,7 @@ static void test_shared_scores(void **state)
 			cfg.formula = (skv_formula)f;
 			const int base = skv_formula_base(cfg.formula);
 			cfg.base = base >= 0 ? (skv_lse_base)base : SKV_BASE_E;
-			CHECK_OK(skv_scores_packed(z, &pk, 0, 0.75, &cfg));
+			CHECK_OK(skv_scores_packed(z, &pk, 0, 0, n, 0.75, &cfg));
 			CHECK_OK(skv_scores(z2, &p, 0, 0.75, &cfg));
 			for (size_t j = 0; j < n; j++)
 				CHECK_BITS("packed scores", z[j], z2[j]);
@@ -217,8 +217,9 @@ static void test_shared_scores(void **state)
 	skv_packed_free(&pk);
 }
 
-/* Blockwise attention on the packed problem, causal or not: the rows of
- * the problem as doubles, bit for bit (fp16 input: the F16C decoding). */
+/* Blockwise attention on the packed problem, causal or not, scoring for
+ * itself or reading one shared score matrix for every block size: the rows
+ * of the problem as doubles, bit for bit (fp16 input: the F16C decoding). */
 static void test_online_packed(void **state)
 {
 	(void)state;
@@ -228,20 +229,28 @@ static void test_online_packed(void **state)
 	CHECK_OK(skv_problem_init(&p, n, n, d, SKV_DIST_GAUSSIAN, 1.0, SKV_FP16, 5));
 	CHECK_OK(skv_packed_init(&pk, n, n, d, SKV_DIST_GAUSSIAN, 1.0, SKV_FP16, 5));
 	double *o1 = malloc(n * d * sizeof *o1), *o2 = malloc(n * d * sizeof *o2), l1[150], l2[150];
+	double *z = malloc(n * n * sizeof *z);
 	static const skv_format comp[] = {SKV_FP32, SKV_FP16};
 	for (int causal = 0; causal < 2; causal++)
 		for (size_t c = 0; c < 2; c++) {
 			skv_config cfg = skv_config_uniform(comp[c]);
 			cfg.input = SKV_FP16;
-			CHECK_OK(skv_attention_online(o1, l1, &p, 32, causal, 0.0, &cfg));
-			CHECK_OK(skv_attention_online_packed(o2, l2, &pk, 32, causal, 0.0, &cfg));
-			for (size_t i = 0; i < n * d; i++)
-				CHECK_BITS("online packed", o2[i], o1[i]);
-			for (size_t i = 0; i < n; i++)
-				CHECK_BITS("online packed lse", l2[i], l1[i]);
+			for (size_t r = 0; r < n; r++)
+				CHECK_OK(skv_scores_packed(z + r * n, &pk, r, 0, causal ? r + 1 : n, 0.0, &cfg));
+			for (int shared = 0; shared < 2; shared++)
+				for (size_t blk = 1; blk <= 64; blk *= 8) {
+					CHECK_OK(skv_attention_online(o1, l1, &p, blk, causal, 0.0, &cfg));
+					CHECK_OK(skv_attention_online_packed(o2, l2, &pk, shared ? z : NULL, blk, causal, 0.0,
+									     &cfg));
+					for (size_t i = 0; i < n * d; i++)
+						CHECK_BITS(shared ? "online, shared scores" : "online packed", o2[i], o1[i]);
+					for (size_t i = 0; i < n; i++)
+						CHECK_BITS("online packed lse", l2[i], l1[i]);
+				}
 		}
 	free(o1);
 	free(o2);
+	free(z);
 	skv_problem_free(&p);
 	skv_packed_free(&pk);
 }

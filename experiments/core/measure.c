@@ -61,6 +61,10 @@ static skv_dd dd_add(skv_dd t, double c)
 	return r;
 }
 
+/* Score sets of a causal instance (one row per key) hold nq n doubles: up
+ * to this many; beyond, its runs score for themselves. */
+#define SCORES_MAX_DOUBLES ((size_t)1 << 23)
+
 /* ------------------------------------------------------------- instances */
 
 int measure_instance(sweep *w, instance *in)
@@ -104,9 +108,9 @@ size_t measure_instance_bytes(const sweep *w, const instance *in)
 	sweep_row_values(w, in->rep, v);
 	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
 	const size_t wb = skv_store_bytes((skv_store)skv_store_of((skv_format)v[P_INPUT].u));
-	/* q as doubles, K and V packed, the truth, and a few score sets of n */
-	return in->nq * d * sizeof(double) + 2 * n * d * wb + in->nq * (d + 1) * sizeof(skv_dd) +
-	       4 * n * sizeof(double);
+	/* q as doubles, K and V packed, the truth, and a few score sets of nq n */
+	const size_t zs = in->nq <= SCORES_MAX_DOUBLES / n ? 4 * in->nq * n * sizeof(double) : 0;
+	return in->nq * d * sizeof(double) + 2 * n * d * wb + in->nq * (d + 1) * sizeof(skv_dd) + zs;
 }
 
 int measure_truth(instance *in, size_t qr, int causal)
@@ -134,6 +138,9 @@ int measure_score_slot(sweep *w, kernel_run *kr)
 	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
 	sweep_row_values(w, kr->rep, v);
 	instance *in = &w->inst[w->row_inst[kr->rep]];
+	kr->zi = SIZE_MAX;
+	if (in->nq > SCORES_MAX_DOUBLES / in->prob->n)
+		return SKV_OK;
 	const skv_config cfg = sweep_config(v, trial);
 	const double off = v[P_LSE_OFFSET].r;
 	for (size_t i = 0; i < in->nz; i++)
@@ -159,12 +166,19 @@ int measure_score_slot(sweep *w, kernel_run *kr)
 	return SKV_OK;
 }
 
+/* Set zi of `in`: row r's scores at z + r n, over the causal prefix where
+ * the instance has one row per key. */
 int measure_scores(instance *in, size_t zi)
 {
-	in->z[zi] = malloc(in->prob->n * sizeof **in->z);
+	const size_t n = in->prob->n;
+	in->z[zi] = malloc(in->nq * n * sizeof **in->z);
 	if (!in->z[zi])
 		return SKV_ENOMEM;
-	return skv_scores_packed(in->z[zi], &in->pk, 0, in->zoff[zi], &in->zcfg[zi]);
+	int st = SKV_OK;
+	for (size_t r = 0; r < in->nq && st == SKV_OK; r++)
+		st = skv_scores_packed(in->z[zi] + r * n, &in->pk, r, 0, in->nq > 1 ? r + 1 : n, in->zoff[zi],
+				       &in->zcfg[zi]);
+	return st;
 }
 
 int measure_kernel(sweep *w, kernel_run *kr)
@@ -174,6 +188,7 @@ int measure_kernel(sweep *w, kernel_run *kr)
 	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
 	sweep_row_values(w, kr->rep, v);
 	const instance *in = &w->inst[w->row_inst[kr->rep]];
+	const double *z = kr->zi != SIZE_MAX ? in->z[kr->zi] : NULL;
 	size_t S = (size_t)v[P_SPLITS].u, n = in->prob->n, ntiles = S;
 	skv_config cfg = sweep_config(v, trial);
 	size_t *bounds = NULL;
@@ -195,10 +210,10 @@ int measure_kernel(sweep *w, kernel_run *kr)
 			kr->sp.l[s] = 0.0;
 		}
 	} else if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_SYSTEM) {
-		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, in->z[kr->zi], bounds, ntiles, S,
+		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, z, bounds, ntiles, S,
 					     (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r, &cfg);
 	} else if (st == SKV_OK) {
-		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, in->z[kr->zi], bounds, S, S,
+		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, z, bounds, S, S,
 					     (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r, &cfg);
 	}
 	free(bounds);
@@ -316,11 +331,13 @@ static int row_online(sweep *w, size_t r, const param_value *v, uint64_t trial)
 {
 	const instance *in = &w->inst[w->row_inst[r]];
 	const size_t d = in->prob->d, nq = in->nq;
+	const size_t zi = w->runs[w->row_run[r]].zi;
 	skv_config cfg = sweep_config(v, trial);
 	double *out = malloc(nq * d * sizeof *out), *lse = malloc(nq * sizeof *lse);
 	int rc = out && lse ? SKV_OK : SKV_ENOMEM;
 	if (rc == SKV_OK)
-		rc = skv_attention_online_packed(out, lse, &in->pk, (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
+		rc = skv_attention_online_packed(out, lse, &in->pk, zi != SIZE_MAX ? in->z[zi] : NULL,
+						 (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
 					  v[P_LSE_OFFSET].r, &cfg);
 	if (rc != SKV_OK) {
 		free(out);

@@ -299,8 +299,6 @@ static int phase_scores(sweep *w, const size_t *items, size_t n, size_t i0, size
 {
 	for (size_t k = 0; k < n; k++) {
 		kernel_run *kr = &w->runs[items[k]];
-		if (sweep_row_spec(w, kr->rep, NULL, NULL, NULL)->exp->kind == KIND_ONLINE)
-			continue;
 		int st = measure_score_slot(w, kr);
 		if (st != SKV_OK)
 			return fail(e, w, "allocating the scores", kr->rep, st);

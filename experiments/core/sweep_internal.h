@@ -34,7 +34,7 @@ typedef struct {
 	size_t rep;
 	skv_partials sp;
 	int st;
-	size_t zi; /* its score set in its instance */
+	size_t zi; /* its score set in its instance, SIZE_MAX for none (it scores itself) */
 } kernel_run;
 
 /* The progress line on a terminal. The phases differ in cost, so progress
