@@ -317,7 +317,7 @@ static void fig_long(void)
 	const double t = run_timed(rec, NULL);
 	row("recommend_wall_s", "recommend ctx 131072, 8 trials, wall", t, "s", "<= 4", t >= 0 && t <= 4);
 	row("recommend_cpu_s", "recommend ctx 131072, 8 trials, cpu", last_cpu_s, "s", "", -1);
-	char *mem[] = {skv, "run", "split-count", "--ctx=1048576", "--splits=1,64", "--trials=1", "--input=fp16",
+	char *mem[] = {skv, "run", "split-count", "--ctx=1048576", "--head-dim=128", "--splits=1,64", "--trials=1", "--input=fp16",
 		       out, NULL};
 	long kib = 0;
 	const double tm = run_timed(mem, &kib);
