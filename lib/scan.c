@@ -135,12 +135,25 @@ static double scaled(double s, const skv_scan_consts *sc, const skv_formula_row 
 /* The score of key kj: q . kj accumulated by fma in compute (the IEEE
  * arithmetic, cfg->gpu 0), then the formula's scale and offset. */
 static double score(const double *q, const double *kj, size_t d, const skv_scan_consts *sc, const skv_formula_row *f,
-		    skv_format c)
+		    skv_format c, int hw)
 {
 	double s = 0.0;
-	for (size_t i = 0; i < d; i++)
-		s = skv_fma_i(c, q[i], kj[i], s);
+	if (sc->tile_k) /* the GPU's MMA instructions over head_dim from 0 */
+		s = skv_mma_chain(&sc->unit, sc->tile_k, q, 1, kj, 1, d, 0.0);
+	else if (hw)
+		s = skv_hw32_dot(q, kj, d); /* the same chain in hardware binary32 (scan_hw32.c) */
+	else
+		for (size_t i = 0; i < d; i++)
+			s = skv_fma_i(c, q[i], kj[i], s);
 	return scaled(s, sc, f, c);
+}
+
+void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
+		     const skv_scan_consts *sc, const skv_config *cfg)
+{
+	const int hw = skv_hw32_on(cfg);
+	for (size_t j = lo; j < hi; j++)
+		z[j] = score(q, skv_rows_k(rd, j - rd->lo), d, sc, &formulas[cfg->formula], cfg->compute, hw);
 }
 
 /* One accumulator update, computed in compute and kept in the
@@ -197,6 +210,25 @@ static void sum_add(skv_scan_state *st, double p, size_t j, size_t lo, const skv
 	}
 }
 
+/* acc += pr v_j in compute, kept in the accumulator's format: in hardware
+ * binary32 where skv_hw32_on allows it and there is no accumulator format. */
+static void pv_add(skv_scan_state *st, double pr, const double *vj, size_t d, const skv_config *cfg, int hw)
+{
+	if (hw && !cfg->acc) {
+		skv_hw32_pv(st->acc, pr, vj, d);
+		return;
+	}
+	for (size_t i = 0; i < d; i++)
+		st->acc[i] = acc_keep(cfg, skv_fma_i(cfg->compute, pr, vj[i], st->acc[i]));
+}
+
+/* The score of key j: the shared one (st->z, skv_scores) or computed. */
+static double score_of(const skv_scan_state *st, const double *q, skv_rows *rd, size_t j, size_t d,
+		       const skv_scan_consts *sc, const skv_formula_row *f, skv_format c, int hw)
+{
+	return st->z ? st->z[j] : score(q, skv_rows_k(rd, j - rd->lo), d, sc, f, c, hw);
+}
+
 /* One block [b0, b1) of the online softmax. */
 /* The running max after a block whose scores are zbuf[0..n) (max of the
  * old max and theirs: fmax is exact, so the order is free), and the state
@@ -231,49 +263,61 @@ static double p_summed(skv_scan_state *st, double *bs, double z, size_t j, size_
 	return pj;
 }
 
-static void scan_block(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t b0,
-		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+static void scan_block(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t b0,
+		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, int hw)
 {
 	const skv_format c = cfg->compute, pf = cfg->p;
 	const skv_formula_row *f = &formulas[cfg->formula];
 	double alpha = 1.0, bs = 0.0;
 	for (size_t j = b0; j < b1; j++)
-		zbuf[j - b0] = score(q, k + j * d, d, sc, f, c);
+		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, hw);
 	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
 		return;
 	for (size_t j = b0; j < b1; j++) {
 		const double pj = p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg);
 		/* FlashAttention converts P to the input type before its
 		 * tensor-core P.V; the sum above uses the unrounded P. */
-		double pr = skv_round_i(pf, pj);
-		const double *vj = v + j * d;
-		for (size_t i = 0; i < d; i++)
-			st->acc[i] = acc_keep(cfg, skv_fma_i(c, pr, vj[i], st->acc[i]));
+		pv_add(st, skv_round_i(pf, pj), skv_rows_v(rd, j - rd->lo), d, cfg, hw);
 	}
 	if (f->blocksum)
 		st->l = skv_fma_i(c, st->l, alpha, bs);
 }
 
+/* P.V of the block's n keys from b0 on the tensor cores: each instruction's
+ * k V rows copied into vs (k <= SKV_SCAN_MMA_ROWS rows of d: the reader's
+ * rows stay valid only until its next call) and added by skv_mma_pv, one
+ * instruction at a time on the running acc, as one call over the block. */
+static void pv_mma(double *acc, const skv_scan_consts *sc, const double *p, skv_rows *rd, size_t b0, size_t n,
+		   size_t d, double *vs)
+{
+	for (size_t k0 = 0; k0 < n; k0 += sc->tile_k) {
+		const size_t len = n - k0 < sc->tile_k ? n - k0 : sc->tile_k;
+		for (size_t t = 0; t < len; t++)
+			memcpy(vs + t * d, skv_rows_v(rd, b0 + k0 + t - rd->lo), d * sizeof *vs);
+		skv_mma_pv(acc, &sc->unit, sc->tile_k, p + k0, vs, len, d);
+	}
+}
+
 /* One block [b0, b1) with q.k and P.V on the tensor cores of cfg->gpu
  * (skv.h, skv_config.gpu): the scores as chains of MMA instructions over
- * head_dim from 0, then max, rescale, P and the exp-sum exactly as
- * scan_block, P rounded to cfg->p into zbuf, and the block's P.V as
- * instructions over its keys on the running accumulator. The accumulator
- * format is compute (the config check refuses another). */
-static void scan_block_mma(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d,
-			   size_t b0, size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg,
-			   double *zbuf)
+ * head_dim from 0 (score, or the shared ones), then max, rescale, P and
+ * the exp-sum exactly as scan_block, P rounded to cfg->p into zbuf, and
+ * the block's P.V as instructions over its keys on the running
+ * accumulator. The accumulator format is compute (the config check
+ * refuses another). */
+static void scan_block_mma(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t b0, size_t b1,
+			   size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, double *vs)
 {
 	const skv_format c = cfg->compute;
 	const skv_formula_row *f = &formulas[cfg->formula];
 	double alpha = 1.0, bs = 0.0;
 	for (size_t j = b0; j < b1; j++)
-		zbuf[j - b0] = scaled(skv_mma_chain(&sc->unit, sc->tile_k, q, 1, k + j * d, 1, d, 0.0), sc, f, c);
+		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, 0);
 	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
 		return;
 	for (size_t j = b0; j < b1; j++) /* P rounded: the A operand of P.V */
 		zbuf[j - b0] = skv_round_i(cfg->p, p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg));
-	skv_mma_pv(st->acc, &sc->unit, sc->tile_k, zbuf, v + b0 * d, b1 - b0, d);
+	pv_mma(st->acc, sc, zbuf, rd, b0, b1 - b0, d, vs);
 	if (f->blocksum)
 		st->l = skv_fma_i(c, st->l, alpha, bs);
 }
@@ -281,14 +325,14 @@ static void scan_block_mma(skv_scan_state *st, const double *q, const double *k,
 /* vLLM's split: every score first, the max, the exp-sum, then P
  * normalised by RN(1/RN(l + RN(1e-6))) and rounded to cfg->p before P.V;
  * the accumulator is then the partial itself. */
-static void scan_pnorm(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
-		       size_t hi, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+static void scan_pnorm(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t lo,
+		       size_t hi, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, int hw)
 {
 	const skv_format c = cfg->compute;
 	const skv_formula_row *f = &formulas[cfg->formula];
 	double m = -INFINITY;
 	for (size_t j = lo; j < hi; j++) {
-		zbuf[j - lo] = score(q, k + j * d, d, sc, f, c);
+		zbuf[j - lo] = score_of(st, q, rd, j, d, sc, f, c, hw);
 		m = fmax(m, zbuf[j - lo]);
 	}
 	if (m == -INFINITY)
@@ -301,18 +345,16 @@ static void scan_pnorm(skv_scan_state *st, const double *q, const double *k, con
 	double l = cfg->lanes > 1 ? skv_butterfly(st->lane, cfg->lanes, c) : st->l;
 	double inv = k_rcp(cfg, skv_add_i(c, l, skv_round_i(c, VLLM_EPS)));
 	for (size_t j = lo; j < hi; j++) {
-		double pr = skv_round_i(cfg->p, skv_mul_i(c, zbuf[j - lo], inv));
-		const double *vj = v + j * d;
-		for (size_t i = 0; i < d; i++)
-			st->acc[i] = acc_keep(cfg, skv_fma_i(c, pr, vj[i], st->acc[i]));
+		pv_add(st, skv_round_i(cfg->p, skv_mul_i(c, zbuf[j - lo], inv)), skv_rows_v(rd, j - rd->lo), d, cfg, hw);
 	}
 }
 
-void skv_scan(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
+void skv_scan(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t lo,
 	      size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
 {
+	const int hw = skv_hw32_on(cfg);
 	if (formulas[cfg->formula].pnorm) {
-		scan_pnorm(st, q, k, v, d, lo, hi, sc, cfg, zbuf);
+		scan_pnorm(st, q, rd, d, lo, hi, sc, cfg, zbuf, hw);
 		return;
 	}
 	const size_t n = hi - lo;
@@ -327,9 +369,9 @@ void skv_scan(skv_scan_state *st, const double *q, const double *k, const double
 		size_t bi = cfg->blocks == SKV_BLOCKS_REVERSE ? nb - 1 - i : i, b0 = lo + bi * block;
 		size_t b1 = hi - b0 < block ? hi : b0 + block;
 		if (cfg->gpu != SKV_GPU_IEEE)
-			scan_block_mma(st, q, k, v, d, b0, b1, lo, sc, cfg, zbuf);
+			scan_block_mma(st, q, rd, d, b0, b1, lo, sc, cfg, zbuf, zbuf + block);
 		else
-			scan_block(st, q, k, v, d, b0, b1, lo, sc, cfg, zbuf);
+			scan_block(st, q, rd, d, b0, b1, lo, sc, cfg, zbuf, hw);
 	}
 }
 

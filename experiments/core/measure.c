@@ -62,6 +62,10 @@ static skv_dd dd_add(skv_dd t, double c)
 	return r;
 }
 
+/* Score sets of a causal instance (one row per key) hold nq n doubles: up
+ * to this many; beyond, its runs score for themselves. */
+#define SCORES_MAX_DOUBLES ((size_t)1 << 23)
+
 /* ------------------------------------------------------------- instances */
 
 int measure_instance(sweep *w, instance *in)
@@ -75,18 +79,28 @@ int measure_instance(sweep *w, instance *in)
 	in->tlse = malloc(in->nq * sizeof *in->tlse);
 	if (!in->tout || !in->tlse)
 		return SKV_ENOMEM;
-	return skv_problem_init(&in->prob, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r,
-				(skv_format)v[P_INPUT].u, seed_problem(v[P_SEED].u, trial));
+	in->prob = &in->pk.prob;
+	return skv_packed_init(&in->pk, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r,
+			       (skv_format)v[P_INPUT].u, seed_problem(v[P_SEED].u, trial));
 }
 
 void measure_instance_free(instance *in)
 {
-	skv_problem_free(&in->prob);
+	skv_packed_free(&in->pk);
 	free(in->tout);
 	free(in->tlse);
-	memset(&in->prob, 0, sizeof in->prob);
+	for (size_t i = 0; i < in->nz; i++)
+		free(in->z[i]);
+	free(in->z);
+	free(in->zcfg);
+	free(in->zoff);
+	memset(&in->pk, 0, sizeof in->pk);
 	in->tout = NULL;
 	in->tlse = NULL;
+	in->z = NULL;
+	in->zcfg = NULL;
+	in->zoff = NULL;
+	in->nz = 0;
 }
 
 size_t measure_instance_bytes(const sweep *w, const instance *in)
@@ -94,14 +108,17 @@ size_t measure_instance_bytes(const sweep *w, const instance *in)
 	param_value v[NPARAMS];
 	sweep_row_values(w, in->rep, v);
 	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
-	return (in->nq + 2 * n) * d * sizeof(double) + in->nq * (d + 1) * sizeof(skv_dd);
+	const size_t wb = skv_store_bytes((skv_store)skv_store_of((skv_format)v[P_INPUT].u));
+	/* q as doubles, K and V packed, the truth, and a few score sets of nq n */
+	const size_t zs = in->nq <= SCORES_MAX_DOUBLES / n ? 4 * in->nq * n * sizeof(double) : 0;
+	return in->nq * d * sizeof(double) + 2 * n * d * wb + in->nq * (d + 1) * sizeof(skv_dd) + zs;
 }
 
 int measure_truth(instance *in, size_t qr, int causal)
 {
-	const size_t d = in->prob.d;
-	size_t hi = causal ? qr + 1 : in->prob.n;
-	const int st = skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->prob, qr, 0, hi, SKV_TRUTH_PREC);
+	const size_t d = in->prob->d;
+	size_t hi = causal ? qr + 1 : in->prob->n;
+	const int st = skv_truth_range_packed(in->tout + qr * d, &in->tlse[qr], &in->pk, qr, 0, hi, SKV_TRUTH_PREC);
 	/* MPFR caches constants (log 2 for exp) per thread when its fallback
 	 * ran; the pool's threads never return them, so free them here (skv.h,
 	 * threads). */
@@ -111,6 +128,60 @@ int measure_truth(instance *in, size_t qr, int causal)
 
 /* ------------------------------------------------------------ kernel runs */
 
+/* The scores do not depend on the splits, the layout or the block size
+ * (skv_scores): runs of one instance that score alike (skv_scores_shared,
+ * the same offset bits) share one set. Called from one thread, in run
+ * order, so the numbering does not depend on the schedule. */
+int measure_score_slot(sweep *w, kernel_run *kr)
+{
+	param_value v[NPARAMS];
+	uint64_t trial;
+	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
+	sweep_row_values(w, kr->rep, v);
+	instance *in = &w->inst[w->row_inst[kr->rep]];
+	kr->zi = SIZE_MAX;
+	if (in->nq > SCORES_MAX_DOUBLES / in->prob->n)
+		return SKV_OK;
+	const skv_config cfg = sweep_config(v, trial);
+	const double off = v[P_LSE_OFFSET].r;
+	for (size_t i = 0; i < in->nz; i++)
+		if (skv_scores_shared(&in->zcfg[i], &cfg) && memcmp(&in->zoff[i], &off, sizeof off) == 0) {
+			kr->zi = i;
+			return SKV_OK;
+		}
+	double **z = realloc(in->z, (in->nz + 1) * sizeof *z);
+	if (z)
+		in->z = z;
+	skv_config *c = realloc(in->zcfg, (in->nz + 1) * sizeof *c);
+	if (c)
+		in->zcfg = c;
+	double *o = realloc(in->zoff, (in->nz + 1) * sizeof *o);
+	if (o)
+		in->zoff = o;
+	if (!z || !c || !o)
+		return SKV_ENOMEM;
+	in->z[in->nz] = NULL;
+	in->zcfg[in->nz] = cfg;
+	in->zoff[in->nz] = off;
+	kr->zi = in->nz++;
+	return SKV_OK;
+}
+
+/* Set zi of `in`: row r's scores at z + r n, over the causal prefix where
+ * the instance has one row per key. */
+int measure_scores(instance *in, size_t zi)
+{
+	const size_t n = in->prob->n;
+	in->z[zi] = malloc(in->nq * n * sizeof **in->z);
+	if (!in->z[zi])
+		return SKV_ENOMEM;
+	int st = SKV_OK;
+	for (size_t r = 0; r < in->nq && st == SKV_OK; r++)
+		st = skv_scores_packed(in->z[zi] + r * n, &in->pk, r, 0, in->nq > 1 ? r + 1 : n, in->zoff[zi],
+				       &in->zcfg[zi]);
+	return st;
+}
+
 int measure_kernel(sweep *w, kernel_run *kr)
 {
 	param_value v[NPARAMS];
@@ -118,7 +189,8 @@ int measure_kernel(sweep *w, kernel_run *kr)
 	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
 	sweep_row_values(w, kr->rep, v);
 	const instance *in = &w->inst[w->row_inst[kr->rep]];
-	size_t S = (size_t)v[P_SPLITS].u, n = in->prob.n, ntiles = S;
+	const double *z = kr->zi != SIZE_MAX ? in->z[kr->zi] : NULL;
+	size_t S = (size_t)v[P_SPLITS].u, n = in->prob->n, ntiles = S;
 	skv_config cfg = sweep_config(v, trial);
 	size_t *bounds = NULL;
 	int st;
@@ -131,7 +203,7 @@ int measure_kernel(sweep *w, kernel_run *kr)
 			    : SKV_ENOMEM;
 	}
 	if (st == SKV_OK)
-		st = skv_partials_init(&kr->sp, S, in->prob.d);
+		st = skv_partials_init(&kr->sp, S, in->prob->d);
 	if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_ALL_EMPTY) {
 		/* every key masked: what a split kernel writes for an empty split */
 		for (size_t s = 0; s < S; s++) {
@@ -139,11 +211,11 @@ int measure_kernel(sweep *w, kernel_run *kr)
 			kr->sp.l[s] = 0.0;
 		}
 	} else if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_SYSTEM) {
-		st = skv_split_kernel_tiled(&kr->sp, &in->prob, 0, bounds, ntiles, S, (size_t)v[P_BLOCK_SIZE].u,
-					    v[P_LSE_OFFSET].r, &cfg);
+		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, z, bounds, ntiles, S,
+					     (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r, &cfg);
 	} else if (st == SKV_OK) {
-		st = skv_split_kernel(&kr->sp, &in->prob, 0, bounds, S, (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r,
-				      &cfg);
+		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, z, bounds, S, S,
+					     (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r, &cfg);
 	}
 	free(bounds);
 	return st;
@@ -227,7 +299,7 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 {
 	const instance *in = &w->inst[w->row_inst[r]];
 	const kernel_run *kr = &w->runs[w->row_run[r]];
-	const size_t d = in->prob.d;
+	const size_t d = in->prob->d;
 	skv_config cfg = sweep_config(v, trial);
 	skv_partials st;
 	int rc = skv_partials_init(&st, kr->sp.S, d);
@@ -259,12 +331,14 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 static int row_online(sweep *w, size_t r, const param_value *v, uint64_t trial)
 {
 	const instance *in = &w->inst[w->row_inst[r]];
-	const size_t d = in->prob.d, nq = in->nq;
+	const size_t d = in->prob->d, nq = in->nq;
+	const size_t zi = w->runs[w->row_run[r]].zi;
 	skv_config cfg = sweep_config(v, trial);
 	double *out = malloc(nq * d * sizeof *out), *lse = malloc(nq * sizeof *lse);
 	int rc = out && lse ? SKV_OK : SKV_ENOMEM;
 	if (rc == SKV_OK)
-		rc = skv_attention_online(out, lse, &in->prob, (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
+		rc = skv_attention_online_packed(out, lse, &in->pk, zi != SIZE_MAX ? in->z[zi] : NULL,
+						 (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
 					  v[P_LSE_OFFSET].r, &cfg);
 	if (rc != SKV_OK) {
 		free(out);
