@@ -4,8 +4,30 @@
 
 skv_config skv_config_uniform(skv_format f)
 {
-	skv_config c = {f, f, f, f, f, f, f, SKV_BASE_E, SKV_BLOCKS_FORWARD, 0, SKV_FORMULA_SKV, 0, 0, SKV_MATH_EXACT, 0};
+	skv_config c = {f, f, f, f, f, f, f, SKV_BASE_E, SKV_BLOCKS_FORWARD, 0, SKV_FORMULA_SKV, 0, 0, SKV_MATH_EXACT, 0,
+			SKV_GPU_IEEE};
 	return c;
+}
+
+/* Two formats hold the same values (e4m3 and e4m3-sat): the same operands. */
+static int same_values(skv_format a, skv_format b)
+{
+	return a == b || (skv_format_precision(a) == skv_format_precision(b) && skv_format_emin(a) == skv_format_emin(b) &&
+			  skv_format_emax(a) == skv_format_emax(b));
+}
+
+/* The tensor-core path's requirements (skv.h, skv_config.gpu). */
+static int gpu_ok(const skv_config *c)
+{
+	if (c->gpu == SKV_GPU_IEEE)
+		return 1;
+	skv_mma_unit u;
+	unsigned k;
+	if ((unsigned)c->gpu >= SKV_NGPUS || skv_mma_unit_init(&u, (skv_gpu)c->gpu, c->input, c->compute) != SKV_OK ||
+	    skv_mma_tile(&k, NULL, (skv_gpu)c->gpu, c->input) != SKV_OK)
+		return 0;
+	return same_values(c->p, c->input) && c->acc == 0 && c->formula != SKV_FORMULA_QSCALE &&
+	       c->formula != SKV_FORMULA_VLLM;
 }
 
 int skv_config_check(const skv_config *c)
@@ -26,7 +48,7 @@ int skv_config_check(const skv_config *c)
 	int b = skv_formula_base(c->formula);
 	if (b >= 0 && b != (int)c->base)
 		return SKV_EINVAL;
-	return SKV_OK;
+	return gpu_ok(c) ? SKV_OK : SKV_EINVAL;
 }
 
 static const char *const blocks_names[SKV_NBLOCKS] = {"forward", "reverse"};

@@ -90,7 +90,9 @@ static int kernel_args_ok(const skv_partials *out, const skv_kv *s, size_t row, 
 
 int skv_scores_shared(const skv_config *a, const skv_config *b)
 {
-	return a && b && a->compute == b->compute && a->formula == b->formula && a->base == b->base;
+	/* a GPU's q.k is its MMA chain (scan.c, score), not IEEE's */
+	return a && b && a->compute == b->compute && a->formula == b->formula && a->base == b->base &&
+	       a->gpu == b->gpu;
 }
 
 static int scores_kv(double *z, const skv_kv *s, size_t row, size_t lo, size_t hi, double lse_offset,
@@ -141,7 +143,7 @@ static int kernel_kv(skv_partials *out, const skv_kv *s, size_t row, const doubl
 	const skv_problem *p = s->p;
 	const size_t d = p->d;
 	const int pnorm = skv_formula_row_of(cfg->formula)->pnorm;
-	double *zbuf = malloc(zbuf_len(tiles, ntiles, pnorm ? 0 : block) * sizeof *zbuf);
+	double *zbuf = malloc(skv_scan_zlen(zbuf_len(tiles, ntiles, pnorm ? 0 : block), d, cfg) * sizeof *zbuf);
 	double *qs = malloc(d * sizeof *qs), *lane = cfg->lanes > 1 ? malloc(cfg->lanes * sizeof *lane) : NULL;
 	skv_rows rd;
 	int st = zbuf && qs && (cfg->lanes <= 1 || lane) ? skv_rows_open(&rd, s, 0, p->n) : SKV_ENOMEM;

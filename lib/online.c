@@ -19,7 +19,7 @@ static int online_kv(double *out, double *lse, const skv_kv *s, const double *z,
 	/* A block beyond the context is one block: the buffer holds at most n
 	 * scores, whatever `block` asks (a pnorm formula scores a row at once). */
 	size_t zlen = block && block < p->n && !skv_formula_row_of(cfg->formula)->pnorm ? block : p->n;
-	double *zbuf = malloc(zlen * sizeof *zbuf), *acc = malloc(d * sizeof *acc);
+	double *zbuf = malloc(skv_scan_zlen(zlen, d, cfg) * sizeof *zbuf), *acc = malloc(d * sizeof *acc);
 	double *row_out = malloc(d * sizeof *row_out), *qs = malloc(d * sizeof *qs);
 	double *lane = cfg->lanes > 1 ? malloc(cfg->lanes * sizeof *lane) : NULL;
 	skv_rows rd;

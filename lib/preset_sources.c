@@ -49,6 +49,7 @@
 
 #define TRITON_MATH "Triton lowers fp32 exp/exp2 to ex2.approx, log to lg2.approx and / to div.full.f32"
 #define TRITON_SUM "tl.sum's lane order depends on the layout; modelled as one sequential sum"
+#define TRITON_DOT "Triton lowers tl.dot on fp16, bf16 and FP8 to mma.sync or wgmma"
 
 const skv_source skv_src_fa2[SKV_NPFIELDS] = {
 	[SKV_PF_INPUT] = R(FA, "csrc/flash_attn/flash_api.cpp:262", "FP16_SWITCH(!params.is_bf16): bf16 or fp16"),
@@ -76,6 +77,9 @@ const skv_source skv_src_fa2[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = NA,
 	[SKV_PF_SYSTEM] = R(FA, "csrc/flash_attn/flash_api.cpp:281-347", "num_splits_heuristic, set_params_splitkv"),
+	[SKV_PF_TENSOR_CORES] = R(FA, "csrc/flash_attn/src/kernel_traits.h:29-33,74-77; " FAK ":886,934",
+				  "MMA_Atom SM80_16x8x16_F32{F16F16,BF16BF16}F32_TN (mma.sync m16n8k16): gemm for S, "
+				  "gemm_rs for O += P V"),
 };
 
 const skv_source skv_src_fa3[SKV_NPFIELDS] = {
@@ -105,6 +109,8 @@ const skv_source skv_src_fa3[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = NA,
 	[SKV_PF_SYSTEM] = R(FA, "hopper/heuristics.h:25-59", "num_splits_heuristic (FA3's own)"),
+	[SKV_PF_TENSOR_CORES] = R(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:90-110,1141,1182",
+				  "TiledMmaQK, TiledMmaPV from GMMA::ss/rs_op_selector: wgmma for S and O"),
 };
 
 /* FlashInfer since PR 4401, and the fields its predecessor shares. */
@@ -131,7 +137,9 @@ const skv_source skv_src_fa3[SKV_NPFIELDS] = {
 						  "order (threadblock_sync_state)"),                                 \
 	[SKV_PF_THREADS] = R(C, FIC ":704-707", "bdy = 128 / (head_dim / max(16 / sizeof(DTypeIn), head_dim / 32))"), \
 	[SKV_PF_ROUND_STATES] = R(C, FIC ":124-131,386", "st.o.cast_store(v_smem): DTypeIn, the partials' type"),    \
-	[SKV_PF_SYSTEM] = R(C, "include/flashinfer/attention/scheduler.cuh:74-99,148-210", "the decode plan")
+	[SKV_PF_SYSTEM] = R(C, "include/flashinfer/attention/scheduler.cuh:74-99,148-210", "the decode plan"),        \
+	[SKV_PF_TENSOR_CORES] = R(C, FID ":84,143", "s[j] += q_vec[i] * k_vec[i]; st.o[i] + s[j] * v_vec[i]: "        \
+						   "per-thread fp32 on CUDA cores")
 
 const skv_source skv_src_flashinfer[SKV_NPFIELDS] = {
 	FI_COMMON(FI),
@@ -168,6 +176,8 @@ const skv_source skv_src_tilelang[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = NA,
 	[SKV_PF_SYSTEM] = ASM(TL, TLE ":18,37-39", "num_split fixed (8) or autotuned: no skv_heur system"),
+	[SKV_PF_TENSOR_CORES] = INF(TL, TLE ":121,148", "T.gemm(Q_shared, K_shared, acc_s) and T.gemm(acc_s_cast, "
+						      "V_shared, acc_o): TileLang's GEMMs on tensor cores"),
 };
 
 const skv_source skv_src_xformers[SKV_NPFIELDS] = {
@@ -193,6 +203,7 @@ const skv_source skv_src_xformers[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = R(XF, XFK ":1003", "acc = numerator / sumexp"),
 	[SKV_PF_SYSTEM] = R(XF, XFH ":337-380", "split_k from Mk, B*H and the chunk size"),
+	[SKV_PF_TENSOR_CORES] = INF(XF, XFK ":477,532", "qk += tl.dot(q, k); acc += tl.dot(p, v): " TRITON_DOT),
 };
 
 /* SGLang's two decode kernels share all but the scores and P. */
@@ -224,12 +235,16 @@ const skv_source skv_src_sglang[SKV_NPFIELDS] = {
 			       "fp32 scores assumed; qk = tl.sum(q[None, :] * k, 1) on bf16 q and k is bf16 products "
 			       "summed in bf16 by Triton's promotion (inferred, a GPU check can settle it)"),
 	[SKV_PF_P] = R(SG, SGD " _fwd_kernel_stage1", "acc += tl.sum(p[:, None] * v, 0) with fp32 p"),
+	[SKV_PF_TENSOR_CORES] = R(SG, SGD " _fwd_kernel_stage1", "qk = tl.sum(q[None, :] * k, 1), acc += tl.sum(p[:, "
+								 "None] * v, 0): no tl.dot, CUDA cores"),
 };
 
 const skv_source skv_src_sglang_gqa[SKV_NPFIELDS] = {
 	SG_COMMON,
 	[SKV_PF_COMPUTE] = R(SG, SGD " _fwd_grouped_kernel_stage1", "qk = tl.dot(q, k.to(q.dtype)): fp32 accumulation"),
 	[SKV_PF_P] = R(SG, SGD " _fwd_grouped_kernel_stage1", "acc += tl.dot(p.to(v.dtype), v)"),
+	[SKV_PF_TENSOR_CORES] = INF(SG, SGD " _fwd_grouped_kernel_stage1", "qk = tl.dot(q, k.to(q.dtype)); acc += "
+									   "tl.dot(p.to(v.dtype), v): " TRITON_DOT),
 };
 
 const skv_source skv_src_flex[SKV_NPFIELDS] = {
@@ -255,6 +270,8 @@ const skv_source skv_src_flex[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = R(PTD, PTF " (Reduction)", "aten.div(output, L)"),
 	[SKV_PF_SYSTEM] = R(PTD, PTF " get_split_k", "num_SM // (B * Hkv) * 2, at least 1"),
+	[SKV_PF_TENSOR_CORES] = INF(PT, PTC " forward_block_mn", "qk = tl.dot(q, k); acc = tl.dot(p.to(MATMUL_PRECISION), "
+								 "v, acc): " TRITON_DOT),
 };
 
 #define CONTROL(what)                                                                                              \
@@ -265,7 +282,7 @@ const skv_source skv_src_flex[SKV_NPFIELDS] = {
 		[SKV_PF_ACC] = DEF(what), [SKV_PF_FORMULA] = DEF(what), [SKV_PF_LANES] = DEF(what),                  \
 		[SKV_PF_MATH] = DEF(what), [SKV_PF_MERGE] = DEF(what), [SKV_PF_ORDER] = DEF(what),                   \
 		[SKV_PF_THREADS] = DEF(what), [SKV_PF_EMPTY] = DEF(what), [SKV_PF_ROUND_STATES] = DEF(what),         \
-		[SKV_PF_NORM] = DEF(what), [SKV_PF_SYSTEM] = DEF(what),                                              \
+		[SKV_PF_NORM] = DEF(what), [SKV_PF_SYSTEM] = DEF(what), [SKV_PF_TENSOR_CORES] = DEF(what),           \
 	}
 
 const skv_source skv_src_exact[SKV_NPFIELDS] = CONTROL("a control: every stage fp64, skv's guarded one-pass merge");
@@ -296,6 +313,8 @@ const skv_source skv_src_vllm_v2[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = NA,
 	[SKV_PF_SYSTEM] = INF(VL, "vllm/attention/ops/paged_attn.py", "_PARTITION_SIZE = 512 (read by the audit, 002a0ba9)"),
+	[SKV_PF_TENSOR_CORES] = R(VL, VLK " paged_attention_kernel", "Qk_dot's per-thread products and warp shuffles, "
+								     "dot(logits_vec, v_vec) into float accs: CUDA cores"),
 };
 
 const skv_source skv_src_vllm_unified[SKV_NPFIELDS] = {
@@ -323,6 +342,8 @@ const skv_source skv_src_vllm_unified[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = R(VLU, VLT " reduce_segments", "acc_sum / overall_expsum"),
 	[SKV_PF_SYSTEM] = ASM(VLU, VLT " unified_attention", "NUM_SEGMENTS = 16 fixed: no skv_heur system"),
+	[SKV_PF_TENSOR_CORES] = INF(VLU, VLT " kernel_unified_attention_3d", "S = scale * tl.dot(Q, K); acc += "
+									    "tl.dot(P.to(V.dtype), V): " TRITON_DOT),
 };
 
 const skv_source skv_src_llamacpp_cpu[SKV_NPFIELDS] = {
@@ -349,6 +370,7 @@ const skv_source skv_src_llamacpp_cpu[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = R(GG, GGC ":9068-9069", "S_inv = 1.0f / S_final; ggml_vec_scale_f32"),
 	[SKV_PF_SYSTEM] = R(GG, GGC ":9129", "chunk_size = ceil(nek1 / nth): one split per thread, no heuristic"),
+	[SKV_PF_TENSOR_CORES] = R(GG, GGC ":8612,8643", "kq_vec_dot and ggml_vec_mad_f16 on the CPU: no tensor cores"),
 };
 
 const skv_source skv_src_llamacpp_cuda[SKV_NPFIELDS] = {
@@ -374,11 +396,14 @@ const skv_source skv_src_llamacpp_cuda[SKV_NPFIELDS] = {
 	[SKV_PF_ROUND_STATES] = NA,
 	[SKV_PF_NORM] = R(GG, GGF ":969", "VKQ_numerator / VKQ_denominator"),
 	[SKV_PF_SYSTEM] = R(GG, GGF ":1115-1178", "parallel_blocks from the occupancy and a wave-efficiency loop"),
+	[SKV_PF_TENSOR_CORES] = R(GG, GGV ":273,361-373", "vec_dot_KQ and VKQ += V * KQ_k per thread: CUDA cores (llama.cpp's "
+							    "MMA kernel, fattn-mma-f16.cuh, is not modelled)"),
 };
 
 static const char *const field_names[SKV_NPFIELDS] = {
 	"input", "compute", "p", "partial", "lse", "combine", "output", "base", "blocks", "acc",
 	"formula", "lanes", "math", "merge", "order", "threads", "empty", "round-states", "norm", "system",
+	"tensor-cores",
 };
 
 static const char *const status_names[SKV_NSRCS] = {"read", "inferred", "assumed", "defined"};

@@ -13,19 +13,20 @@
 #define LIT_LOG2E 1.44269504
 #define VLLM_EPS 1e-6 /* exp_sum + 1e-6f (attention_kernels.cuh) */
 
-/* The formulas, indexed by skv_formula (skv.h states each with its source).
- *                         name      base        konst raw afma 2mul qsc bsum pnrm rcp lse */
+/* The formulas, indexed by skv_formula (skv.h states each with its source;
+ * f8o: the Max_offset FA3 subtracts from the scaled max on FP8 inputs).
+ *                         name      base        konst raw afma 2mul qsc bsum pnrm rcp lse  f8o */
 static const skv_formula_row formulas[SKV_NFORMULAS] = {
-	[SKV_FORMULA_SKV] = {"skv", -1, SKV_K_SKV, 0, 0, 0, 0, 0, 0, 0, SKV_L_SKV},
-	[SKV_FORMULA_FA2] = {"fa2", SKV_BASE_E2, SKV_K_F32D, 1, 0, 0, 0, 0, 0, 1, SKV_L_FA2},
-	[SKV_FORMULA_FA3] = {"fa3", SKV_BASE_E2, SKV_K_F32D, 1, 0, 0, 0, 0, 0, 1, SKV_L_FA3},
-	[SKV_FORMULA_TILELANG] = {"tilelang", SKV_BASE_2, SKV_K_LIT, 1, 1, 0, 0, 1, 0, 0, SKV_L_TL},
-	[SKV_FORMULA_FLEX] = {"flex", SKV_BASE_2, SKV_K_SKV, 0, 0, 1, 0, 1, 0, 0, SKV_L_SKV},
-	[SKV_FORMULA_XFORMERS] = {"xformers", SKV_BASE_E2, SKV_K_F32, 0, 0, 0, 0, 1, 0, 0, SKV_L_XF},
-	[SKV_FORMULA_VLLM] = {"vllm", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 0, 0, 1, 0, SKV_L_SKV},
-	[SKV_FORMULA_FLASHINFER] = {"flashinfer", SKV_BASE_2, SKV_K_F32, 0, 0, 0, 0, 0, 0, 1, SKV_L_SKV},
-	[SKV_FORMULA_QSCALE] = {"qscale", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 1, 0, 0, 0, SKV_L_SKV},
-	[SKV_FORMULA_TRITON] = {"triton", -1, SKV_K_SKV, 0, 0, 0, 0, 1, 0, 0, SKV_L_SKV},
+	[SKV_FORMULA_SKV] = {"skv", -1, SKV_K_SKV, 0, 0, 0, 0, 0, 0, 0, SKV_L_SKV, 0},
+	[SKV_FORMULA_FA2] = {"fa2", SKV_BASE_E2, SKV_K_F32D, 1, 0, 0, 0, 0, 0, 1, SKV_L_FA2, 0},
+	[SKV_FORMULA_FA3] = {"fa3", SKV_BASE_E2, SKV_K_F32D, 1, 0, 0, 0, 0, 0, 1, SKV_L_FA3, 8},
+	[SKV_FORMULA_TILELANG] = {"tilelang", SKV_BASE_2, SKV_K_LIT, 1, 1, 0, 0, 1, 0, 0, SKV_L_TL, 0},
+	[SKV_FORMULA_FLEX] = {"flex", SKV_BASE_2, SKV_K_SKV, 0, 0, 1, 0, 1, 0, 0, SKV_L_SKV, 0},
+	[SKV_FORMULA_XFORMERS] = {"xformers", SKV_BASE_E2, SKV_K_F32, 0, 0, 0, 0, 1, 0, 0, SKV_L_XF, 0},
+	[SKV_FORMULA_VLLM] = {"vllm", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 0, 0, 1, 0, SKV_L_SKV, 0},
+	[SKV_FORMULA_FLASHINFER] = {"flashinfer", SKV_BASE_2, SKV_K_F32, 0, 0, 0, 0, 0, 0, 1, SKV_L_SKV, 0},
+	[SKV_FORMULA_QSCALE] = {"qscale", SKV_BASE_E, SKV_K_SKV, 0, 0, 0, 1, 0, 0, 0, SKV_L_SKV, 0},
+	[SKV_FORMULA_TRITON] = {"triton", -1, SKV_K_SKV, 0, 0, 0, 0, 1, 0, 0, SKV_L_SKV, 0},
 };
 
 const skv_formula_row *skv_formula_row_of(skv_formula f) { return &formulas[f]; }
@@ -70,6 +71,13 @@ static double k_log2(const skv_config *cfg, skv_format f, double t)
 	return skv_m_log2(&m, f, t);
 }
 
+/* FA3's Is_FP8: Element is float_e4m3_t or float_e5m2_t
+ * (hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:44). */
+static int is_fp8(skv_format f)
+{
+	return f == SKV_E4M3 || f == SKV_E4M3_SAT || f == SKV_E5M2 || f == SKV_E5M2_SAT;
+}
+
 void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, const skv_config *cfg)
 {
 	/* FlashInfer and TileLang fold log2 e into the softmax scale on the host,
@@ -93,6 +101,8 @@ void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, 
 		sc->offset = skv_round_i(c, lse_offset);
 	else
 		sc->offset = skv_round_i(c, lse_offset * k);
+	sc->maxoff = is_fp8(cfg->input) ? f->fp8_offset : 0.0;
+	skv_scan_mma_init(sc, cfg);
 }
 
 double skv_lse_to_natural(double lse, skv_lse_base base) { return base == SKV_BASE_2 ? lse * SKV_LN2 : lse; }
@@ -112,22 +122,30 @@ void skv_scan_query(double *qs, const double *q, size_t d, const skv_scan_consts
 		qs[i] = formulas[cfg->formula].qscale ? skv_mul_i(cfg->compute, q[i], sc->rscale) : q[i];
 }
 
-/* The score of key kj: q . kj accumulated by fma in compute, as a tensor
- * core accumulates exact products, then the formula's scale and offset. */
-static double score(const double *q, const double *kj, size_t d, const skv_scan_consts *sc, const skv_formula_row *f,
-		    skv_format c, int hw)
+/* The formula's scale and offset applied to a dot product s. */
+static double scaled(double s, const skv_scan_consts *sc, const skv_formula_row *f, skv_format c)
 {
-	double s = 0.0;
-	if (hw)
-		s = skv_hw32_dot(q, kj, d); /* the same chain in hardware binary32 (scan_hw32.c) */
-	else
-		for (size_t i = 0; i < d; i++)
-			s = skv_fma_i(c, q[i], kj[i], s);
 	if (f->raw || f->qscale)
 		return skv_add_i(c, s, sc->offset);
 	if (f->two_mul)
 		return skv_mul_i(c, skv_add_i(c, skv_mul_i(c, s, sc->rscale), sc->offset), sc->k2);
 	return skv_add_i(c, skv_mul_i(c, s, sc->scale), sc->offset);
+}
+
+/* The score of key kj: q . kj accumulated by fma in compute (the IEEE
+ * arithmetic, cfg->gpu 0), then the formula's scale and offset. */
+static double score(const double *q, const double *kj, size_t d, const skv_scan_consts *sc, const skv_formula_row *f,
+		    skv_format c, int hw)
+{
+	double s = 0.0;
+	if (sc->tile_k) /* the GPU's MMA instructions over head_dim from 0 */
+		s = skv_mma_chain(&sc->unit, sc->tile_k, q, 1, kj, 1, d, 0.0);
+	else if (hw)
+		s = skv_hw32_dot(q, kj, d); /* the same chain in hardware binary32 (scan_hw32.c) */
+	else
+		for (size_t i = 0; i < d; i++)
+			s = skv_fma_i(c, q[i], kj[i], s);
+	return scaled(s, sc, f, c);
 }
 
 void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
@@ -173,6 +191,8 @@ static void rescale(skv_scan_state *st, double mo, double mn, size_t d, const sk
 static double prob(double z, double m, const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
 {
 	const skv_format c = cfg->compute;
+	if (f->raw && sc->maxoff != 0) /* FA3 on FP8: max_scaled = fma(m, c, -8) */
+		return k_exp(cfg, skv_fma_i(c, z, sc->scale, -skv_fma_i(c, m, sc->scale, -sc->maxoff)));
 	if (f->raw)
 		return k_exp(cfg, skv_fma_i(c, z, sc->scale, -skv_mul_i(c, m, sc->scale)));
 	return k_exp(cfg, skv_sub_i(c, z, m));
@@ -210,34 +230,94 @@ static double score_of(const skv_scan_state *st, const double *q, skv_rows *rd, 
 }
 
 /* One block [b0, b1) of the online softmax. */
+/* The running max after a block whose scores are zbuf[0..n) (max of the
+ * old max and theirs: fmax is exact, so the order is free), and the state
+ * rescaled to it (*alpha the factor, 1 when the max does not move). 0 when
+ * the max stays -inf (only with -inf scores): nothing to add. */
+static int block_max(skv_scan_state *st, double *alpha, const double *zbuf, size_t n, size_t d,
+		     const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
+{
+	double mnew = st->m;
+	for (size_t j = 0; j < n; j++)
+		mnew = fmax(mnew, zbuf[j]);
+	if (mnew == -INFINITY)
+		return 0;
+	/* When the max does not move alpha = e(0) = 1 exactly and the products
+	 * would be identities, so only a moving max rescales. */
+	if (mnew != st->m)
+		rescale(st, st->m, mnew, d, sc, f, cfg, alpha);
+	st->m = mnew;
+	return 1;
+}
+
+/* P of key j from its score z against the running max, added to the
+ * block's sum *bs (formulas that sum a block apart) or to the state's. */
+static double p_summed(skv_scan_state *st, double *bs, double z, size_t j, size_t lo, const skv_scan_consts *sc,
+		       const skv_formula_row *f, const skv_config *cfg)
+{
+	const double pj = prob(z, st->m, sc, f, cfg);
+	if (f->blocksum)
+		*bs = skv_add_i(cfg->compute, *bs, pj);
+	else
+		sum_add(st, pj, j, lo, cfg);
+	return pj;
+}
+
 static void scan_block(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t b0,
 		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, int hw)
 {
 	const skv_format c = cfg->compute, pf = cfg->p;
 	const skv_formula_row *f = &formulas[cfg->formula];
-	double bmax = -INFINITY, alpha = 1.0, bs = 0.0;
-	for (size_t j = b0; j < b1; j++) {
+	double alpha = 1.0, bs = 0.0;
+	for (size_t j = b0; j < b1; j++)
 		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, hw);
-		bmax = fmax(bmax, zbuf[j - b0]);
-	}
-	double mnew = fmax(st->m, bmax);
-	if (mnew == -INFINITY)
-		return; /* only reachable with -inf scores: nothing to add */
-	/* When the max does not move alpha = e(0) = 1 exactly and the products
-	 * would be identities, so only a moving max rescales. */
-	if (mnew != st->m)
-		rescale(st, st->m, mnew, d, sc, f, cfg, &alpha);
-	st->m = mnew;
+	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
+		return;
 	for (size_t j = b0; j < b1; j++) {
-		double pj = prob(zbuf[j - b0], st->m, sc, f, cfg);
-		if (f->blocksum)
-			bs = skv_add_i(c, bs, pj);
-		else
-			sum_add(st, pj, j, lo, cfg);
+		const double pj = p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg);
 		/* FlashAttention converts P to the input type before its
 		 * tensor-core P.V; the sum above uses the unrounded P. */
 		pv_add(st, skv_round_i(pf, pj), skv_rows_v(rd, j - rd->lo), d, cfg, hw);
 	}
+	if (f->blocksum)
+		st->l = skv_fma_i(c, st->l, alpha, bs);
+}
+
+/* P.V of the block's n keys from b0 on the tensor cores: each instruction's
+ * k V rows copied into vs (k <= SKV_SCAN_MMA_ROWS rows of d: the reader's
+ * rows stay valid only until its next call) and added by skv_mma_pv, one
+ * instruction at a time on the running acc, as one call over the block. */
+static void pv_mma(double *acc, const skv_scan_consts *sc, const double *p, skv_rows *rd, size_t b0, size_t n,
+		   size_t d, double *vs)
+{
+	for (size_t k0 = 0; k0 < n; k0 += sc->tile_k) {
+		const size_t len = n - k0 < sc->tile_k ? n - k0 : sc->tile_k;
+		for (size_t t = 0; t < len; t++)
+			memcpy(vs + t * d, skv_rows_v(rd, b0 + k0 + t - rd->lo), d * sizeof *vs);
+		skv_mma_pv(acc, &sc->unit, sc->tile_k, p + k0, vs, len, d);
+	}
+}
+
+/* One block [b0, b1) with q.k and P.V on the tensor cores of cfg->gpu
+ * (skv.h, skv_config.gpu): the scores as chains of MMA instructions over
+ * head_dim from 0 (score, or the shared ones), then max, rescale, P and
+ * the exp-sum exactly as scan_block, P rounded to cfg->p into zbuf, and
+ * the block's P.V as instructions over its keys on the running
+ * accumulator. The accumulator format is compute (the config check
+ * refuses another). */
+static void scan_block_mma(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t b0, size_t b1,
+			   size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, double *vs)
+{
+	const skv_format c = cfg->compute;
+	const skv_formula_row *f = &formulas[cfg->formula];
+	double alpha = 1.0, bs = 0.0;
+	for (size_t j = b0; j < b1; j++)
+		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, 0);
+	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
+		return;
+	for (size_t j = b0; j < b1; j++) /* P rounded: the A operand of P.V */
+		zbuf[j - b0] = skv_round_i(cfg->p, p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg));
+	pv_mma(st->acc, sc, zbuf, rd, b0, b1 - b0, d, vs);
 	if (f->blocksum)
 		st->l = skv_fma_i(c, st->l, alpha, bs);
 }
@@ -288,7 +368,10 @@ void skv_scan(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_
 	for (size_t i = 0; i < nb; i++) {
 		size_t bi = cfg->blocks == SKV_BLOCKS_REVERSE ? nb - 1 - i : i, b0 = lo + bi * block;
 		size_t b1 = hi - b0 < block ? hi : b0 + block;
-		scan_block(st, q, rd, d, b0, b1, lo, sc, cfg, zbuf, hw);
+		if (cfg->gpu != SKV_GPU_IEEE)
+			scan_block_mma(st, q, rd, d, b0, b1, lo, sc, cfg, zbuf, zbuf + block);
+		else
+			scan_block(st, q, rd, d, b0, b1, lo, sc, cfg, zbuf, hw);
 	}
 }
 
@@ -347,7 +430,9 @@ void skv_scan_finish(double *out, double *lse, double *m_out, double *l_out, con
 		l = skv_butterfly(st->lane, cfg->lanes, c);
 	double ms = f->raw && st->m != -INFINITY ? skv_mul_i(c, st->m, sc->scale) : st->m;
 	*m_out = cfg->base == SKV_BASE_E2 ? skv_mul_i(c, ms, skv_round_i(c, SKV_LN2)) : ms;
-	*l_out = l;
+	/* FA3 on FP8: P carried 2^maxoff; the LSE's sum is scaled back
+	 * (sum *= 1 / (1 << Max_offset)), the normalisation keeps it */
+	*l_out = sc->maxoff != 0 ? skv_mul_i(c, l, ldexp(1.0, -(int)sc->maxoff)) : l;
 	if (l == 0.0) {
 		for (size_t i = 0; i < d; i++)
 			out[i] = 0.0;
@@ -357,5 +442,5 @@ void skv_scan_finish(double *out, double *lse, double *m_out, double *l_out, con
 	double r = f->rcp ? k_rcp(cfg, l) : 0.0;
 	for (size_t i = 0; i < d; i++)
 		out[i] = f->pnorm ? st->acc[i] : f->rcp ? skv_mul_i(c, st->acc[i], r) : k_div(cfg, c, st->acc[i], l);
-	*lse = split_lse(st->m, ms, l, sc, cfg);
+	*lse = split_lse(st->m, ms, *l_out, sc, cfg);
 }

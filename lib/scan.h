@@ -35,6 +35,7 @@ typedef struct {
 	int pnorm;    /* vLLM: p normalised by RN(1/RN(l + RN(1e-6))) before P.V, o = acc */
 	int rcp;      /* o = RN(acc RN(1/l)) */
 	int lse;      /* SKV_L_* */
+	int fp8_offset; /* FA3: Max_offset on FP8 inputs (skv.h, fa3), else 0 */
 } skv_formula_row;
 
 const skv_formula_row *skv_formula_row_of(skv_formula f);
@@ -47,9 +48,25 @@ typedef struct {
 	double rscale; /* RN(scale): the raw formulas' LSE factor and qscale's */
 	double offset; /* RN(offset k); raw: RN(offset / RN(scale)); flex and qscale: RN(offset) */
 	double k2;     /* flex: RN(1.44269504) */
+	double maxoff; /* fa3 on FP8 inputs: Max_offset 8, else 0 */
+	skv_mma_unit unit; /* gpu: the tensor-core unit of (gpu, input, compute) */
+	unsigned tile_k;   /* gpu: products per MMA instruction; 0 for ieee */
 } skv_scan_consts;
 
 void skv_scan_consts_init(skv_scan_consts *sc, double scale, double lse_offset, const skv_config *cfg);
+/* Its tensor-core part: the unit and tile of cfg->gpu (zeros for ieee). */
+void skv_scan_mma_init(skv_scan_consts *sc, const skv_config *cfg);
+
+/* The tensor-core products (lib/scan_mma.c; skv.h, skv_config.gpu):
+ * skv_mma_chain is c + sum_{i<K} a[i sa] b[i sb] as instructions of k
+ * products from index 0, each skv_mma_dot_fast on the c the previous one
+ * left; skv_mma_pv adds to acc[0..d) the P.V of a block of n keys, p[j]
+ * the rounded P of key j and v its rows (stride d), the keys in
+ * instructions of k from the block's first, c the running acc[i]. */
+double skv_mma_chain(const skv_mma_unit *u, unsigned k, const double *a, size_t sa, const double *b, size_t sb,
+		     size_t K, double c);
+void skv_mma_pv(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
+		size_t d);
 
 /* The running state of one query row. m is the running max in the units
  * the formula keeps (scaled scores, or raw ones for the raw formulas), l
@@ -70,9 +87,18 @@ void skv_scan_reset(skv_scan_state *st, size_t d, const skv_config *cfg);
  * packed one's decoded, the same values), in blocks of `block` keys (0: one block; forced
  * to one block by pnorm formulas), every operation in cfg->compute and P
  * rounded to cfg->p before P.V; blocks visited in cfg->blocks order. zbuf
- * holds one block of scores (pnorm: the whole range). */
+ * holds one block of scores (pnorm: the whole range), and when cfg->gpu is
+ * set SKV_SCAN_MMA_ROWS * d doubles more after it (skv_scan_zlen). */
 void skv_scan(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t lo,
 	      size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf);
+/* The most keys one MMA instruction takes (skv_mma_tile's largest k), and
+ * the zbuf skv_scan needs for `scores` scores: the V rows of one
+ * instruction follow them when cfg->gpu is set. */
+#define SKV_SCAN_MMA_ROWS 32
+static inline size_t skv_scan_zlen(size_t scores, size_t d, const skv_config *cfg)
+{
+	return scores + (cfg->gpu ? (size_t)SKV_SCAN_MMA_ROWS * d : 0);
+}
 
 /* z[j] for lo <= j < hi (keys read through rd as in skv_scan): the score of key j exactly as skv_scan computes
  * it (q already q-scaled by the caller): it depends on q, k_j, cfg's

@@ -420,7 +420,15 @@ typedef enum {
  *              row_max * softmax_scale + __logf(sum) contracted). Base e2.
  *   fa3        as fa2 with LSE = fma(m, RN(c RN(ln 2)), log l)
  *              (hopper/softmax.h:151: row_max * (softmax_scale_log2 *
- *              float(M_LN2)) + __logf(sum)). Base e2.
+ *              float(M_LN2)) + __logf(sum)). On FP8 inputs (e4m3, e5m2 and
+ *              their saturating twins) FA3 lowers the scaled max by
+ *              Max_offset = 8, so P fills [0, 256] before its FP8
+ *              conversion: p = exp2(fma(r, c, -fma(m, c, -8))) (nvcc's
+ *              FFMA of max * scale - max_offset), o = RN(acc RN(1/l)) with
+ *              the unscaled l, and the LSE's log takes RN(l 2^-8), which is
+ *              also the l the split writes; acc keeps P's 2^8
+ *              (hopper/softmax.h:64-88,140-154; Max_offset = !Is_FP8 ? 0 : 8,
+ *              hopper/flash_fwd_kernel_sm90.h:416). Base e2.
  *   tilelang   raw scores, c = RN(scale 1.44269504) (the example's
  *              `scale = (1.0 / dim) ** 0.5 * 1.44269504`), p = exp2(fma(r, c,
  *              -RN(m c))), alpha = exp2(fma(m_old, c, -RN(m c))), l = fma(l,
@@ -585,6 +593,40 @@ typedef struct {
 	unsigned lanes, lane_keys; /* lane_keys 0 means 1 */
 	skv_math math;      /* exact, or an approximate-math bound model (above) */
 	uint64_t math_seed; /* its seed */
+	/* The arithmetic of q.k and P.V (an skv_gpu): SKV_GPU_IEEE (0) computes
+	 * them as fma chains in compute, as above; a GPU computes them with its
+	 * tensor-core unit for inputs in `input` and accumulator `compute`
+	 * (skv_mma_unit_init), as its kernels issue the MMA instructions:
+	 *   q.k  the chain over head_dim of instructions of k products
+	 *        (skv_mma_tile: k = 16 for fp16/bf16, 8 for tf32, 32 for FP8,
+	 *        4 on V100), index order, from c = 0 (FA2 clears acc_s, FA3's
+	 *        wgmma has zero_init), each instruction the unit's chain of
+	 *        blocks of n | k products (skv_mma_dot); then the formula's
+	 *        scale and offset in compute (CUDA cores);
+	 *   P.V  per block of keys, after the rescale acc = RN(acc alpha) in
+	 *        compute, acc_i = the chain over the block's keys in index order
+	 *        of instructions of k keys, c the running acc_i (the fp32
+	 *        accumulator carried in the MMA's c: FA2 gemm_rs into acc_o,
+	 *        FA3 zero_init = false, Triton's acc += tl.dot(p, v)), P
+	 *        rounded to p first.
+	 * Steps are cut from the start of head_dim and of the block; the last
+	 * is short where d or the block is not a multiple of k. The kernels
+	 * pad it to k with zeros (FA2: predicated copies that clear Q, K and V
+	 * out of range, csrc/flash_attn/src/flash_fwd_kernel.h:878-882 and
+	 * utils.h:296; masked keys have P = 0 exactly), which the unit drops
+	 * (zero products never join a block) and which leave the result as it
+	 * is, so the short step is the padded one. The whole padded steps a
+	 * kernel with a fixed kBlockN issues after a short split's last key
+	 * are not run: a block without products returns its c bit for bit
+	 * when c is a previous block's result (its bits already fit the
+	 * alignment), but for a -0 c, which it returns as +0.
+	 * Requires a unit for (gpu, input, compute) and a tile for (gpu,
+	 * input), p holding input's values (P is the A operand of P.V, V the
+	 * B), acc 0 (the accumulator is the MMA's), and a formula whose q and
+	 * P are operand values: not qscale (q pre-scaled in compute) nor vllm
+	 * (CUDA-core kernels both). The whole kernel is otherwise unchanged,
+	 * and 0 gives its bits as before this field existed. */
+	int gpu;
 } skv_config;
 
 /* "forward", "reverse"; "skv", "fa2", "fa3", "tilelang", "flex",
@@ -603,7 +645,8 @@ skv_config skv_config_uniform(skv_format f);
 /* SKV_EINVAL if a field is out of range, or a stage is given a scale-only
  * format (e8m0, ue4m3: they hold no signed value), the accumulator format
  * is not a value format, lanes is not 0 or a power of two up to 1024,
- * lane_keys exceeds 1024, or the formula's base is not cfg->base. */
+ * lane_keys exceeds 1024, the formula's base is not cfg->base, or gpu is
+ * not 0 and its requirements above fail. */
 int skv_config_check(const skv_config *c);
 
 /* -------------------------------------------------------------- split kernel */
@@ -665,7 +708,7 @@ int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, 
 /* The scores of query row `row` of p as the split kernel computes them
  * under cfg and lse_offset (the formula above, the row q-scaled where the
  * formula does so), z[j] for every key j (n entries). They depend on the
- * problem, the row, the offset and cfg's compute format, formula and base
+ * problem, the row, the offset and cfg's compute format, formula, base and gpu
  * only, not on the splits, tiles or block size: kernels of one row whose
  * configurations skv_scores_shared accepts may share one z (the sweep of
  * the program computes it once per problem). SKV_EINVAL as the kernel
@@ -882,9 +925,10 @@ typedef enum {
 	SKV_PF_EMPTY,
 	SKV_PF_ROUND_STATES,
 	SKV_PF_NORM,
-	SKV_PF_SYSTEM   /* the split-count heuristic */
+	SKV_PF_SYSTEM,  /* the split-count heuristic */
+	SKV_PF_TENSOR_CORES /* whether q.k and P.V run on tensor cores */
 } skv_preset_field;
-#define SKV_NPFIELDS 20
+#define SKV_NPFIELDS 21
 
 /* How a field's value was established. */
 typedef enum {
@@ -912,6 +956,10 @@ typedef struct {
 	skv_merge_spec merge;
 	unsigned follows;        /* SKV_FOLLOW_* bits */
 	int system;              /* the skv_heur_system of its split count, or -1 */
+	int tensor_cores;        /* 1: its kernels compute q.k and P.V with MMA
+	                          * instructions (mma.sync, wgmma, tl.dot,
+	                          * T.gemm), so skv_config.gpu models them; 0:
+	                          * on CUDA cores or a CPU, IEEE fp32 on any GPU */
 	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field */
 } skv_preset;
 
@@ -949,7 +997,8 @@ int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *
 const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f);
 /* "input", "compute", "p", "partial", "lse", "combine", "output", "base",
  * "blocks", "acc", "formula", "lanes", "math", "merge", "order", "threads",
- * "empty", "round-states", "norm", "system"; NULL for a bad field. */
+ * "empty", "round-states", "norm", "system", "tensor-cores"; NULL for a bad
+ * field. */
 const char *skv_preset_field_name(skv_preset_field f);
 /* "read", "inferred", "assumed", "defined"; NULL for a bad value. */
 const char *skv_src_status_name(skv_src_status s);
@@ -1324,6 +1373,20 @@ int skv_mma_dot(double *d, const skv_mma_unit *u, const double *a, size_t sa, co
  * unspecified. */
 double skv_mma_dot_fast(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
 			double c);
+
+/* The MMA instruction attention kernels issue on GPU g for inputs in
+ * `in`: *k, the products one instruction sums along the reduction (its K:
+ * the head_dim for q.k, the keys for P.V), and *instr, its PTX shape (one
+ * line). Only k decides which products share a block FMA: a tile's M and
+ * N give each output element its own chain, and the instructions of one
+ * GPU and format that different kernels pick (FA2's mma.sync, FA3's
+ * wgmma) have the same k. For every unit, n divides k (tests/
+ * test_kernel_mech.c checks it), so the chain of instructions is exactly
+ * skv_mma_dot over the whole reduction (lib/scan_mma.c has the table and
+ * its sources). Either output may be NULL. SKV_EINVAL for SKV_GPU_IEEE, an
+ * unknown value, or a format g's tensor cores do not take (V100: fp16
+ * only; FP8 from Ada on); nothing written then. */
+int skv_mma_tile(unsigned *k, const char **instr, skv_gpu g, skv_format in);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* bench_mma.c - tensor-core dot products per second at K = 128 against the IEEE fma chain. */
+/* bench_mma.c - tensor-core dot products per second at K = 128 against the IEEE fma chain, and the split kernel with skv_config.gpu against IEEE. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,10 +95,113 @@ static int count(char **argv)
 	return 0;
 }
 
+/* The split kernel on one decode row of KN keys and head_dim KD in 4 even
+ * splits, q.k and P.V on GPU g's tensor cores (SKV_GPU_IEEE: fma chains),
+ * inputs and P in `in`, arithmetic fp32. */
+enum { KN = 4096, KD = 128, KS = 4 };
+typedef struct {
+	skv_problem p;
+	skv_format in;
+	skv_partials sp;
+	size_t bounds[KS + 1];
+} kcase;
+
+static int kcase_init(kcase *k, skv_format in)
+{
+	k->in = in;
+	if (skv_problem_init(&k->p, 1, KN, KD, SKV_DIST_GAUSSIAN, 0.5, in, 2024) != SKV_OK)
+		return 1;
+	if (skv_partials_init(&k->sp, KS, KD) != SKV_OK) {
+		skv_problem_free(&k->p);
+		return 1;
+	}
+	for (size_t s = 0; s <= KS; s++)
+		k->bounds[s] = s * KN / KS;
+	return 0;
+}
+
+static void kcase_free(kcase *k)
+{
+	skv_partials_free(&k->sp);
+	skv_problem_free(&k->p);
+}
+
+/* `passes` kernel runs; the partial outputs summed into *sum. */
+static int kernel_runs(double *sum, kcase *k, skv_gpu g, long passes)
+{
+	skv_config cfg = skv_config_uniform(SKV_FP32);
+	cfg.input = cfg.p = k->in;
+	cfg.gpu = g;
+	int st = SKV_OK;
+	for (long r = 0; r < passes && st == SKV_OK; r++)
+		st = skv_split_kernel(&k->sp, &k->p, 0, k->bounds, KS, 128, 0.0, &cfg);
+	for (size_t i = 0; st == SKV_OK && i < KS * KD; i++)
+		*sum += k->sp.o[i];
+	return st != SKV_OK;
+}
+
+/* Best of BEST_OF timings of `passes` kernel runs, seconds per run. */
+static double time_kernel(double *sum, kcase *k, skv_gpu g, long passes)
+{
+	double best = INFINITY;
+	for (int r = 0; r < BEST_OF; r++) {
+		double t0 = now();
+		if (kernel_runs(sum, k, g, passes))
+			return NAN;
+		double t = (now() - t0) / (double)passes;
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+/* The kernel with each GPU against IEEE in the same run (issue 14's
+ * target: at most 3x slower), on the same problem, outside the timing. */
+static int kernel_table(void)
+{
+	const struct {
+		skv_gpu g;
+		skv_format in;
+	} k[] = {{SKV_GPU_A100, SKV_BF16}, {SKV_GPU_H100, SKV_BF16}, {SKV_GPU_B200, SKV_BF16}, {SKV_GPU_H100, SKV_E4M3}};
+	double sum = 0;
+	printf("\n%-22s %10s %10s %10s\n", "split kernel", "ms/run", "ieee ms", "x ieee");
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		kcase kc;
+		if (kcase_init(&kc, k[i].in))
+			return 1;
+		const double t = time_kernel(&sum, &kc, k[i].g, 4), ti = time_kernel(&sum, &kc, SKV_GPU_IEEE, 4);
+		kcase_free(&kc);
+		if (isnan(t) || isnan(ti))
+			return 1;
+		printf("%-4s %-17s %10.2f %10.2f %10.2f\n", skv_gpu_name(k[i].g), skv_format_name(k[i].in), t * 1e3,
+		       ti * 1e3, t / ti);
+	}
+	printf("(one row of %d keys, head_dim %d, %d even splits, blocks of 128, P in the input format, fp32\n"
+	       " arithmetic; 4 runs, best of %d; checksum %g)\n",
+	       KN, KD, KS, BEST_OF, sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && strcmp(argv[1], "count") == 0)
 		return count(argv);
+	/* `bench_mma kernel GPU IN PASSES`: the kernel alone, for callgrind */
+	if (argc == 5 && strcmp(argv[1], "kernel") == 0) {
+		skv_gpu g;
+		skv_format in;
+		double sum = 0;
+		kcase kc;
+		if (skv_gpu_parse(&g, argv[2]) || skv_format_parse(&in, argv[3]) || kcase_init(&kc, in))
+			return 2;
+		const int bad = kernel_runs(&sum, &kc, g, atol(argv[4]));
+		kcase_free(&kc);
+		if (bad) {
+			fprintf(stderr, "bench_mma: no kernel run for %s %s\n", argv[2], argv[3]);
+			return 2;
+		}
+		printf("checksum %g\n", sum);
+		return 0;
+	}
 	const long reps = 40; /* about 10^4 dot products per timing */
 	const struct {
 		skv_gpu g;
@@ -128,5 +231,5 @@ int main(int argc, char **argv)
 	printf("(ieee: the fma chain in the same formats, timed in the same run; checked: skv_mma_dot with its\n"
 	       " input checks; %d vectors, %ld passes, best of %d; checksum %g)\n",
 	       NV, reps, BEST_OF, sum);
-	return 0;
+	return kernel_table();
 }

@@ -1,4 +1,4 @@
-/* test_kernel_mech.c - the split kernel's mechanisms: every formula, the reversed block order, the lanes of the exp-sum and an fp16 accumulator against an MPFR hand loop; interleaved tiles; the configuration's checks. */
+/* test_kernel_mech.c - the split kernel's mechanisms: every formula, the reversed block order, the lanes of the exp-sum and an fp16 accumulator against an MPFR hand loop; q.k and P.V on each GPU's tensor cores against hand-built chains of skv_mma_dot_fast; interleaved tiles; the configuration's checks. */
 #include "testutil.h"
 #include "ref_ops.h"
 
@@ -38,8 +38,35 @@ typedef struct {
 	const skv_config *cfg;
 	skv_format C;
 	double c, rs, off, k2;
+	double maxoff;    /* fa3 on FP8 inputs: 8 */
+	skv_mma_unit u;   /* cfg->gpu: the unit of (gpu, input, compute) */
+	unsigned k;       /* and its instruction's k (mma_k below) */
 	double m, l, lane[1024], acc[64];
 } rsplit;
+
+/* The k of the MMA instruction per GPU and input, typed from the PTX ISA's
+ * shapes (mma.sync m8n8k4 on Volta; m16n8k16 for fp16/bf16, m16n8k8 for
+ * tf32, m16n8k32 and wgmma k32 for FP8), not from lib/scan_mma.c. */
+static unsigned mma_k(int gpu, skv_format in)
+{
+	if (gpu == SKV_GPU_V100)
+		return 4;
+	return in == SKV_TF32 ? 8 : in == SKV_FP16 || in == SKV_BF16 ? 16 : 32;
+}
+
+static int fp8(skv_format f) { return f == SKV_E4M3 || f == SKV_E4M3_SAT || f == SKV_E5M2 || f == SKV_E5M2_SAT; }
+
+/* The tensor-core definition, by hand: c + sum_i a[i sa] b[i sb] as
+ * instructions of k products from index 0, each one skv_mma_dot_fast on
+ * the c the previous one left (the last one short). */
+static double hand_chain(const rsplit *r, const double *a, size_t sa, const double *b, size_t sb, size_t K, double c)
+{
+	for (size_t t = 0; t * r->k < K; t++) {
+		size_t len = K - t * r->k < r->k ? K - t * r->k : r->k;
+		c = skv_mma_dot_fast(&r->u, a + t * r->k * sa, sa, b + t * r->k * sb, sb, len, c);
+	}
+	return c;
+}
 
 static double re(const rsplit *r, double t) { return r->cfg->base != SKV_BASE_E ? r_exp2(r->C, t) : r_exp(r->C, t); }
 static double racc(const rsplit *r, double x)
@@ -65,13 +92,20 @@ static void rinit(rsplit *r, const ref_formula *rf, const skv_config *cfg, doubl
 		 : rf->two_mul || rf->qscale ? ref_round(r->C, offset)
 					     : ref_round(r->C, offset * k);
 	r->k2 = ref_round(r->C, LIT);
+	r->maxoff = rf->f == SKV_FORMULA_FA3 && fp8(cfg->input) ? 8.0 : 0.0;
+	if (cfg->gpu) {
+		CHECK_OK(skv_mma_unit_init(&r->u, (skv_gpu)cfg->gpu, cfg->input, cfg->compute));
+		r->k = mma_k(cfg->gpu, cfg->input);
+	}
 	r->m = -INFINITY;
 }
 
 static double rscore(const rsplit *r, const double *q, const double *kj, size_t d)
 {
 	double s = 0.0;
-	for (size_t i = 0; i < d; i++)
+	if (r->cfg->gpu) /* from c = 0 over head_dim */
+		s = hand_chain(r, q, 1, kj, 1, d, 0.0);
+	for (size_t i = 0; !r->cfg->gpu && i < d; i++)
 		s = r_fma(r->C, r->rf->qscale ? r_mul(r->C, q[i], r->rs) : q[i], kj[i], s);
 	if (r->rf->raw || r->rf->qscale)
 		return r_add(r->C, s, r->off);
@@ -82,6 +116,8 @@ static double rscore(const rsplit *r, const double *q, const double *kj, size_t 
 
 static double rprob(const rsplit *r, double z)
 {
+	if (r->rf->raw && r->maxoff != 0.0) /* max_scaled = max * scale - max_offset, one FFMA */
+		return re(r, r_fma(r->C, z, r->c, -r_fma(r->C, r->m, r->c, -r->maxoff)));
 	if (r->rf->raw)
 		return re(r, r_fma(r->C, z, r->c, -r_mul(r->C, r->m, r->c)));
 	return re(r, r_sub(r->C, z, r->m));
@@ -101,7 +137,7 @@ static void radd_sum(rsplit *r, double p, size_t off_in_range)
 static void rblock(rsplit *r, const skv_problem *p, size_t b0, size_t b1, size_t lo)
 {
 	const size_t d = p->d;
-	double z[4096], bmax = -INFINITY, alpha = 1.0, bs = 0.0;
+	double z[4096], pv[4096], bmax = -INFINITY, alpha = 1.0, bs = 0.0;
 	for (size_t j = b0; j < b1; j++) {
 		z[j - b0] = rscore(r, p->q, p->k + j * d, d);
 		bmax = z[j - b0] > bmax ? z[j - b0] : bmax;
@@ -132,9 +168,13 @@ static void rblock(rsplit *r, const skv_problem *p, size_t b0, size_t b1, size_t
 		else
 			radd_sum(r, pj, j - lo);
 		double pr = ref_round(r->cfg->p, pj);
-		for (size_t i = 0; i < d; i++)
+		pv[j - b0] = pr;
+		for (size_t i = 0; !r->cfg->gpu && i < d; i++)
 			r->acc[i] = racc(r, r_fma(r->C, pr, p->v[j * d + i], r->acc[i]));
 	}
+	/* tensor cores: column i of V over the block's keys, c the running acc */
+	for (size_t i = 0; r->cfg->gpu && i < d; i++)
+		r->acc[i] = hand_chain(r, pv, 1, p->v + b0 * d + i, d, b1 - b0, r->acc[i]);
 	if (r->rf->bsum)
 		r->l = r_fma(r->C, r->l, alpha, bs);
 }
@@ -163,7 +203,7 @@ static void rpnorm(rsplit *r, const skv_problem *p, size_t lo, size_t hi)
 
 /* The referee's split over keys [lo, hi): out[d], *lse (config base). */
 static void ref_split(double *out, double *lse, const ref_formula *rf, const skv_config *cfg, const skv_problem *p,
-		      size_t lo, size_t hi, size_t B, double offset)
+		      size_t lo, size_t hi, size_t B, double offset, double *l_out)
 {
 	static rsplit r;
 	rinit(&r, rf, cfg, p->scale, offset);
@@ -181,6 +221,10 @@ static void ref_split(double *out, double *lse, const ref_formula *rf, const skv
 	double inv = r_div(r.C, 1.0, l), ms = rf->raw ? r_mul(r.C, r.m, r.c) : r.m;
 	for (size_t i = 0; i < d; i++)
 		out[i] = rf->pnorm ? r.acc[i] : rf->rcp ? r_mul(r.C, r.acc[i], inv) : r_div(r.C, r.acc[i], l);
+	if (r.maxoff != 0.0) /* FA3 FP8: sum *= 1 / (1 << Max_offset) before the log */
+		l = r_mul(r.C, l, 1.0 / 256);
+	if (l_out)
+		*l_out = l;
 	const skv_format C = r.C;
 	switch (rf->lse) {
 	case '2': *lse = r_fma(C, r.m, r.rs, r_log(C, l)); break;
@@ -216,7 +260,7 @@ static void check_one(const ref_formula *rf, const skv_config *c, const tcase *t
 	CHECK_OK(skv_partials_init(&sp, 1, t->p.d));
 	CHECK_OK(skv_split_kernel(&sp, &t->p, 0, b, 1, B, offset, c));
 	double want[64], wl;
-	ref_split(want, &wl, rf, c, &t->p, 0, t->p.n, B, offset);
+	ref_split(want, &wl, rf, c, &t->p, 0, t->p.n, B, offset, NULL);
 	for (size_t i = 0; i < t->p.d; i++)
 		if (!ref_same(sp.o[i], want[i]))
 			fail_msg("%s:%d: %s formula %s base %d blocks %d lanes %u offset %g: o[%zu] %a, want %a",
@@ -430,6 +474,194 @@ static void test_interleaved_tiles(void **state)
 	tcase_free(&t);
 }
 
+/* ------------------------------------------------------- tensor cores */
+
+/* One split [0, n) with cfg->gpu against the referee's hand chains: o,
+ * lse and l bit for bit; returns 1 when some o differs from the same
+ * configuration's IEEE kernel (so the path is not a no-op). */
+static int check_mma(const ref_formula *rf, const skv_config *c, const tcase *t, size_t B, const char *what)
+{
+	skv_partials sp, ie;
+	size_t b[2] = {0, t->p.n};
+	skv_config ieee = *c;
+	ieee.gpu = SKV_GPU_IEEE;
+	CHECK_OK(skv_partials_init(&sp, 1, t->p.d));
+	CHECK_OK(skv_partials_init(&ie, 1, t->p.d));
+	CHECK_OK(skv_split_kernel(&sp, &t->p, 0, b, 1, B, 0.0, c));
+	CHECK_OK(skv_split_kernel(&ie, &t->p, 0, b, 1, B, 0.0, &ieee));
+	double want[64], wl, wsum;
+	ref_split(want, &wl, rf, c, &t->p, 0, t->p.n, B, 0.0, &wsum);
+	int differs = 0;
+	for (size_t i = 0; i < t->p.d; i++) {
+		if (!ref_same(sp.o[i], want[i]))
+			fail_msg("%s:%d: %s gpu %s input %s formula %s block %zu lanes %u: o[%zu] %a, want %a", __FILE__,
+				 __LINE__, what, skv_gpu_name((skv_gpu)c->gpu), skv_format_name(c->input),
+				 skv_formula_name(rf->f), B, c->lanes, i, sp.o[i], want[i]);
+		differs |= sp.o[i] != ie.o[i];
+	}
+	if (!ref_same(sp.lse[0], wl) || !ref_same(sp.l[0], wsum))
+		fail_msg("%s:%d: %s gpu %s input %s formula %s block %zu: lse %a l %a, want %a %a", __FILE__, __LINE__,
+			 what, skv_gpu_name((skv_gpu)c->gpu), skv_format_name(c->input), skv_formula_name(rf->f), B,
+			 sp.lse[0], sp.l[0], wl, wsum);
+	skv_partials_free(&sp);
+	skv_partials_free(&ie);
+	return differs;
+}
+
+/* q.k and P.V on every GPU's tensor cores, for every formula the tensor-core
+ * path takes (not qscale nor vllm), against hand-built chains of
+ * skv_mma_dot_fast with k typed from the PTX shapes: 300 keys, head_dim 40
+ * (a short last instruction for k = 16 and 32), blocks of 64 (a ragged last
+ * block of 44) and of 100 (not a multiple of any k), FA2's quad lanes where
+ * its formulas use them; and the GPU changes o on every unit. */
+static void test_mma_kernel_vs_chain(void **state)
+{
+	(void)state;
+	static const struct {
+		skv_gpu g;
+		skv_format in;
+	} U[] = {
+		{SKV_GPU_V100, SKV_FP16}, {SKV_GPU_A100, SKV_BF16}, {SKV_GPU_A100, SKV_FP16}, {SKV_GPU_A100, SKV_TF32},
+		{SKV_GPU_ADA, SKV_E4M3},  {SKV_GPU_H100, SKV_BF16}, {SKV_GPU_H100, SKV_E4M3}, {SKV_GPU_H100, SKV_E5M2},
+		{SKV_GPU_B200, SKV_BF16}, {SKV_GPU_B200, SKV_E4M3},
+	};
+	static const size_t blocks[] = {64, 100};
+	for (size_t u = 0; u < NELEM(U); u++) {
+		tcase t;
+		tcase_init(&t, 1, 300, 40, SKV_DIST_RAMP, 0.5, U[u].in, 4000 + u, 0);
+		int differs = 0;
+		for (size_t f = 0; f < NELEM(RF); f++) {
+			if (RF[f].qscale || RF[f].pnorm)
+				continue;
+			for (size_t b = 0; b < NELEM(blocks); b++) {
+				skv_config c = kcfg(&RF[f]);
+				c.input = c.p = U[u].in;
+				c.gpu = U[u].g;
+				if (RF[f].f == SKV_FORMULA_FA2 || RF[f].f == SKV_FORMULA_FA3) {
+					c.lanes = 4;
+					c.lane_keys = 2;
+				}
+				differs |= check_mma(&RF[f], &c, &t, blocks[b], "tensor cores");
+			}
+		}
+		if (!differs)
+			fail_msg("%s:%d: gpu %s input %s: o never differs from the IEEE kernel", __FILE__, __LINE__,
+				 skv_gpu_name(U[u].g), skv_format_name(U[u].in));
+		tcase_free(&t);
+	}
+}
+
+/* FA3 on FP8 inputs lowers the max by 8 (IEEE arithmetic here): the
+ * referee's formula, at two LSE offsets; fa2's formula, the same but for
+ * the offset and the LSE factor, gives other P and so another o. */
+static void test_fa3_fp8_offset(void **state)
+{
+	(void)state;
+	tcase t;
+	tcase_init(&t, 1, 300, 40, SKV_DIST_RAMP, 0.5, SKV_E4M3, 77, 0);
+	const ref_formula *fa3 = NULL;
+	for (size_t f = 0; f < NELEM(RF); f++)
+		fa3 = RF[f].f == SKV_FORMULA_FA3 ? &RF[f] : fa3;
+	skv_config c = kcfg(fa3);
+	c.input = c.p = SKV_E4M3;
+	c.lanes = 4;
+	c.lane_keys = 2;
+	check_one(fa3, &c, &t, 64, 0.0, "fa3 fp8");
+	check_one(fa3, &c, &t, 64, 50.0, "fa3 fp8");
+	skv_config e2 = c;
+	e2.formula = SKV_FORMULA_FA2;
+	size_t b[2] = {0, 300};
+	skv_partials a, z;
+	CHECK_OK(skv_partials_init(&a, 1, 40));
+	CHECK_OK(skv_partials_init(&z, 1, 40));
+	CHECK_OK(skv_split_kernel(&a, &t.p, 0, b, 1, 64, 0.0, &c));
+	CHECK_OK(skv_split_kernel(&z, &t.p, 0, b, 1, 64, 0.0, &e2));
+	int differs = 0;
+	for (size_t i = 0; i < 40; i++)
+		differs |= a.o[i] != z.o[i];
+	assert_true(differs);
+	skv_partials_free(&a);
+	skv_partials_free(&z);
+	tcase_free(&t);
+}
+
+/* Blockwise attention takes the same tensor-core path: each row of
+ * skv_attention_online is the split kernel's one-split result. */
+static void test_mma_online(void **state)
+{
+	(void)state;
+	tcase t;
+	tcase_init(&t, 3, 200, 40, SKV_DIST_GAUSSIAN, 0.5, SKV_BF16, 91, 0);
+	skv_config c = skv_config_uniform(SKV_FP32);
+	c.input = c.p = SKV_BF16;
+	c.gpu = SKV_GPU_A100;
+	double out[3 * 40], lse[3];
+	CHECK_OK(skv_attention_online(out, lse, &t.p, 48, 0, 0.0, &c));
+	skv_partials sp;
+	size_t b[2] = {0, 200};
+	CHECK_OK(skv_partials_init(&sp, 1, 40));
+	for (size_t r = 0; r < 3; r++) {
+		CHECK_OK(skv_split_kernel(&sp, &t.p, r, b, 1, 48, 0.0, &c));
+		for (size_t i = 0; i < 40; i++)
+			CHECK_BITS("online vs split kernel, tensor cores", out[r * 40 + i], sp.o[i]);
+		CHECK_BITS("online vs split kernel, tensor cores: lse", lse[r], sp.lse[0]);
+	}
+	skv_partials_free(&sp);
+	tcase_free(&t);
+}
+
+/* The tile table: every unit's GPU and input has an instruction whose k is
+ * the PTX shape's and a multiple of the unit's block n (so the chain of
+ * instructions is skv_mma_dot over the whole reduction); none for ieee or
+ * an input the tensor cores do not take. A block of zero products (a
+ * kernel's whole padded step) returns a previous block's result bit for
+ * bit, and +0 for -0. */
+static void test_mma_tiles(void **state)
+{
+	(void)state;
+	static const skv_format ins[] = {SKV_FP16, SKV_BF16, SKV_TF32, SKV_E4M3, SKV_E4M3_SAT, SKV_E5M2, SKV_E5M2_SAT};
+	static const skv_format outs[] = {SKV_FP32, SKV_FP16};
+	const double zeros[32] = {0};
+	skv_rng rng;
+	skv_rng_seed(&rng, 12);
+	size_t units = 0;
+	for (int g = 1; g < SKV_NGPUS; g++)
+		for (size_t i = 0; i < NELEM(ins); i++)
+			for (size_t o = 0; o < NELEM(outs); o++) {
+				skv_mma_unit u;
+				unsigned k = 0;
+				const char *instr = NULL;
+				if (skv_mma_unit_init(&u, (skv_gpu)g, ins[i], outs[o]) != SKV_OK)
+					continue;
+				units++;
+				CHECK_OK(skv_mma_tile(&k, &instr, (skv_gpu)g, ins[i]));
+				assert_non_null(instr);
+				if (k != mma_k(g, ins[i]) || k % u.par.n != 0)
+					fail_msg("%s:%d: %s %s: k %u, want %u, a multiple of n %u", __FILE__, __LINE__,
+						 skv_gpu_name((skv_gpu)g), skv_format_name(ins[i]), k, mma_k(g, ins[i]),
+						 u.par.n);
+				for (int rep = 0; rep < 50; rep++) {
+					double a[64], b[64];
+					for (size_t j = 0; j < 64; j++) {
+						a[j] = skv_round(ins[i], ldexp(skv_rng_uniform(&rng) - 0.5, (int)(j % 7)));
+						b[j] = skv_round(ins[i], skv_rng_uniform(&rng) * 4 - 2);
+					}
+					double c = skv_mma_dot_fast(&u, a, 1, b, 1, 64, 0.0);
+					CHECK_BITS("a zero block keeps a block's result",
+						   skv_mma_dot_fast(&u, zeros, 1, zeros, 1, k, c), c);
+				}
+				CHECK_BITS("a zero block on -0", skv_mma_dot_fast(&u, zeros, 1, zeros, 1, k, -0.0), 0.0);
+			}
+	assert_true(units >= 20);
+	unsigned k = 7;
+	assert_int_equal(skv_mma_tile(&k, NULL, SKV_GPU_IEEE, SKV_BF16), SKV_EINVAL);
+	assert_int_equal(skv_mma_tile(&k, NULL, SKV_GPU_H100, SKV_FP32), SKV_EINVAL);
+	assert_int_equal(skv_mma_tile(&k, NULL, SKV_GPU_V100, SKV_BF16), SKV_EINVAL);
+	assert_int_equal(skv_mma_tile(&k, NULL, SKV_GPU_A100, SKV_E4M3), SKV_EINVAL);
+	assert_int_equal(skv_mma_tile(&k, NULL, (skv_gpu)SKV_NGPUS, SKV_BF16), SKV_EINVAL);
+	assert_int_equal(k, 7);
+}
+
 /* Bad configurations and arguments: one status each, nothing written. */
 static void test_checks(void **state)
 {
@@ -481,6 +713,33 @@ static void test_checks(void **state)
 	assert_int_equal(skv_formula_parse(&f, "fa4"), SKV_EINVAL);
 	assert_null(skv_blocks_name((skv_blocks)2));
 	assert_int_equal(skv_formula_base(SKV_FORMULA_TILELANG), SKV_BASE_2);
+	/* the tensor-core path's requirements */
+	skv_config g = skv_config_uniform(SKV_FP32);
+	g.input = g.p = SKV_BF16;
+	g.gpu = SKV_GPU_H100;
+	CHECK_OK(skv_config_check(&g));
+	g.gpu = SKV_NGPUS;
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.gpu = SKV_GPU_V100; /* fp16 only */
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.gpu = SKV_GPU_H100;
+	g.p = SKV_FP32; /* P is an operand */
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.input = g.p = SKV_FP32; /* no fp32 operand */
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.input = SKV_E4M3;
+	g.p = SKV_E4M3_SAT; /* the same values */
+	CHECK_OK(skv_config_check(&g));
+	g.compute = SKV_FP64; /* the accumulator is fp32 or fp16 */
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.compute = SKV_FP32;
+	g.acc = SKV_ACC(SKV_FP16);
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.acc = 0;
+	g.formula = SKV_FORMULA_QSCALE;
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
+	g.formula = SKV_FORMULA_VLLM;
+	assert_int_equal(skv_config_check(&g), SKV_EINVAL);
 }
 
 int main(void)
@@ -490,6 +749,10 @@ int main(void)
 		cmocka_unit_test(test_reverse_is_forward_of_reversed_blocks),
 		cmocka_unit_test(test_fp16_accumulator),
 		cmocka_unit_test(test_interleaved_tiles),
+		cmocka_unit_test(test_mma_kernel_vs_chain),
+		cmocka_unit_test(test_fa3_fp8_offset),
+		cmocka_unit_test(test_mma_online),
+		cmocka_unit_test(test_mma_tiles),
 		cmocka_unit_test(test_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

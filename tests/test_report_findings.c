@@ -17,6 +17,7 @@
 #include "skv.h"
 #include "core/stats.h"
 #include "catalog/catalog.h"
+#include "catalog/narrate.h"
 
 /* |got - want| <= tol, or fail with both in hex so the case replays. */
 static void near(double got, double want, double tol, const char *what, const char *file, int line)
@@ -646,6 +647,45 @@ static void empty_split_outcomes(void **state)
 	results_free(&r);
 }
 
+/* ------------------------------------------------------ tensor-cores */
+
+/* Each GPU's median against IEEE's at the same point: the extremes with
+ * their points, the unchanged count, the range per GPU. */
+static void tensor_core_ratios(void **state)
+{
+	(void)state;
+	text tx;
+	text_open(&tx);
+	fputs("experiment,preset,gpu,trial,norm_rel_err\n", tx.f);
+	rows3(tx.f, "tensor-cores,fa2,ieee", 1e-3);
+	rows3(tx.f, "tensor-cores,fa2,a100", 1e-3);
+	rows3(tx.f, "tensor-cores,fa2,h100", 1.2e-3);
+	rows3(tx.f, "tensor-cores,tilelang,ieee", 2e-4);
+	rows3(tx.f, "tensor-cores,tilelang,a100", 2e-4);
+	rows3(tx.f, "tensor-cores,tilelang,h100", 1.9e-4);
+	results r = table(text_close(&tx), "tensor-cores");
+	free(tx.buf);
+	size_t m;
+	assert_int_equal(results_metric(&r, "norm_rel_err", &m), SKV_OK);
+	narr_ratios q;
+	assert_int_equal(narr_ratios_to(&q, &r, "gpu", "ieee", "h100", m), SKV_OK);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.equal, 0);
+	NEAR(q.rlo, 1.9e-4 / 2e-4, 0);
+	NEAR(q.rhi, 1.2e-3 / 1e-3, 0);
+	assert_string_equal(results_get(&r, q.lo, "preset"), "tilelang");
+	assert_string_equal(results_get(&r, q.hi, "preset"), "fa2");
+	text out;
+	text_open(&out);
+	assert_int_equal(catalog_narrate(out.f, &r, NULL), SKV_OK);
+	char *s = text_close(&out);
+	CONTAINS(s, "moves the median normwise error by between -5% (tilelang, gpu h100) and +20% (fa2, gpu h100)");
+	CONTAINS(s, "2 of the 4 medians do not move");
+	CONTAINS(s, "a100 0% to 0%; h100 -5% to +20%.");
+	free(s);
+	results_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +704,7 @@ int main(void)
 		cmocka_unit_test(reduction_order_normwise),
 		cmocka_unit_test(systems_floor),
 		cmocka_unit_test(empty_split_outcomes),
+		cmocka_unit_test(tensor_core_ratios),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,3 +232,45 @@ int narr_generic(FILE *f, const results *r, message *e)
 	narr_nan_sentence(f, r, m, 1);
 	return SKV_OK;
 }
+
+const char *narr_pct(char *buf, double ratio)
+{
+	const double c = (ratio - 1) * 100;
+	snprintf(buf, NARR_NUM, c == 0 ? "0%%" : "%+.2g%%", c);
+	return buf;
+}
+
+int narr_ratios_to(narr_ratios *out, const results *r, const char *col, const char *base, const char *val, size_t m)
+{
+	memset(out, 0, sizeof *out);
+	out->lo = out->hi = NO_GROUP;
+	const char *ex[] = {col};
+	narr_curves cv;
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, sizeof(size_t));
+	if (rc)
+		return rc;
+	size_t *at_base = cv.per; /* each curve's point where col reads base */
+	for (size_t i = 0; i < cv.g.n; i++)
+		at_base[i] = NO_GROUP;
+	for (size_t p = 0; p < r->npoints; p++)
+		if (cv.g.of_point[p] != NO_GROUP && strcmp(results_get(r, p, col), base) == 0)
+			at_base[cv.g.of_point[p]] = p;
+	for (size_t p = 0; p < r->npoints; p++) {
+		const size_t i = cv.g.of_point[p], q = i == NO_GROUP ? NO_GROUP : at_base[i];
+		const char *v = results_get(r, p, col);
+		if (q == NO_GROUP || strcmp(v, base) == 0 || (val && strcmp(v, val) != 0))
+			continue;
+		const double a = results_stat(r, q, m)->median, b = results_stat(r, p, m)->median;
+		if (!(a > 0) || isnan(b))
+			continue; /* no ratio to a zero or NaN median */
+		const double x = b / a;
+		out->n++;
+		out->equal += b == a;
+		if (out->lo == NO_GROUP || x < out->rlo)
+			out->lo = p, out->rlo = x;
+		if (out->hi == NO_GROUP || x > out->rhi)
+			out->hi = p, out->rhi = x;
+	}
+	narr_curves_free(&cv);
+	return SKV_OK;
+}

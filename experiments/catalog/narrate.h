@@ -66,6 +66,22 @@ void narr_unit(char *buf, size_t n, const results *r, size_t m);
  * (an empty split read as garbage, an overflow), never hidden in a median. */
 void narr_nan_sentence(FILE *f, const results *r, size_t m, int always);
 
+/* A ratio as the change it makes, in percent with two significant digits
+ * ("+21%", "-0.38%", "0%"); buf holds NARR_NUM bytes. */
+const char *narr_pct(char *buf, double ratio);
+
+/* The ratio of metric m's median at each point whose column col reads val
+ * (any value but base when val is NULL) to its median at the point of the
+ * same curve (every other varying parameter equal) where col reads base:
+ * the number of ratios, how many are exactly 1, and the smallest and
+ * largest with their points (NO_GROUP when n is 0). A zero or NaN median
+ * gives no ratio. SKV_ENOMEM. */
+typedef struct {
+	size_t n, equal, lo, hi;
+	double rlo, rhi;
+} narr_ratios;
+int narr_ratios_to(narr_ratios *out, const results *r, const char *col, const char *base, const char *val, size_t m);
+
 /* The merge rules that weigh the partials by their LSEs (the controls
  * mean and sum do not), and whether `merge` is one. */
 enum { NARR_NWEIGHTED = 3 };
@@ -88,6 +104,10 @@ typedef struct {
 } narr_jump;
 
 int narr_jumps(FILE *f, const results *r, size_t m, const char *by, narr_jump *best, message *e);
+
+/* The findings of tensor-cores and tensor-cores-fp8 (catalog/tensor_cores.c):
+ * each GPU's errors as ratios to IEEE arithmetic's at the same point. */
+int tc_findings(FILE *f, const results *r, message *e);
 
 /* The findings of an experiment that has no narrator of its own: the
  * median error at its best and worst points. */

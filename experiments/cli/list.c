@@ -38,6 +38,7 @@ static void field_value(char *buf, size_t n, skv_preset_field k, const skv_confi
 	case SKV_PF_SYSTEM:
 		snprintf(buf, n, "%s", p->system >= 0 ? skv_heur_name((skv_heur_system)p->system) : "none");
 		break;
+	case SKV_PF_TENSOR_CORES: snprintf(buf, n, "%s", p->tensor_cores ? "yes" : "no"); break;
 	default: snprintf(buf, n, "?"); break;
 	}
 }

@@ -49,6 +49,13 @@ static const char *tol_text(char *buf, size_t n, const rec_opts *o, const rec_re
 	return buf;
 }
 
+/* The MMA instruction GPU g's kernels issue for input in (skv_mma_tile). */
+static const char *mma_instr(skv_gpu g, skv_format in)
+{
+	const char *instr = "?";
+	return skv_mma_tile(NULL, &instr, g, in) == SKV_OK ? instr : "?";
+}
+
 static void describe_cfg(FILE *f, const rec_opts *o)
 {
 	const skv_config *c = &o->cfg;
@@ -57,6 +64,15 @@ static void describe_cfg(FILE *f, const rec_opts *o)
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
 		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
+	/* the arithmetic of q.k and P.V, said only when it is not IEEE or when
+	 * an asked GPU does not apply (spec_values: a preset on CUDA cores) */
+	const param_value asked = o->spec.list[P_GPU].v[0];
+	if (c->gpu != SKV_GPU_IEEE)
+		fprintf(f, ";\n  q.k and P.V on %s tensor cores (%s)", skv_gpu_name((skv_gpu)c->gpu),
+			mma_instr((skv_gpu)c->gpu, c->input));
+	else if (asked.u != SKV_GPU_IEEE)
+		fprintf(f, ";\n  q.k and P.V in IEEE fp32: %s's kernels use CUDA cores, --gpu=%s does not apply",
+			rec_preset_name(o), skv_gpu_name((skv_gpu)asked.u));
 }
 
 /* A growing paragraph, word-wrapped when printed. */

@@ -43,6 +43,7 @@ typedef enum {
 	P_LANES,
 	P_LANE_KEYS,
 	P_MATH,
+	P_GPU,       /* the arithmetic of q.k and P.V: IEEE or a GPU's tensor cores */
 	P_MERGE,
 	P_ORDER,
 	P_EMPTY,

@@ -24,6 +24,7 @@ skv_config sweep_config(const param_value *v, uint64_t trial)
 	c.lane_keys = (unsigned)v[P_LANE_KEYS].u;
 	c.math = v[P_MATH].u == MATH_OWN ? SKV_MATH_EXACT : (skv_math)v[P_MATH].u; /* own without a preset */
 	c.math_seed = c.math == SKV_MATH_EXACT ? 0 : seed_math(v[P_SEED].u, trial);
+	c.gpu = (int)v[P_GPU].u; /* the library's skv_gpu values */
 	return c;
 }
 

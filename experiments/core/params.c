@@ -39,6 +39,7 @@ ENUM_ADAPTERS(base, skv_lse_base, skv_lse_base_parse, skv_lse_base_name)
 ENUM_ADAPTERS(blocks, skv_blocks, skv_blocks_parse, skv_blocks_name)
 ENUM_ADAPTERS(formula, skv_formula, skv_formula_parse, skv_formula_name)
 ENUM_ADAPTERS(norm, skv_norm, skv_norm_parse, skv_norm_name)
+ENUM_ADAPTERS(gpu, skv_gpu, skv_gpu_parse, skv_gpu_name)
 
 /* The accumulator: 0 is "compute" (the compute format), SKV_ACC(f) a value
  * format f. */
@@ -150,6 +151,7 @@ static const param_enum en_acc = {"accumulator", SKV_NFORMATS + 1, acc_name, acc
 static const param_enum en_formula = {"formula", SKV_NFORMULAS, formula_name, formula_parse};
 static const param_enum en_math = {"math mode", SKV_NMATHS + 1, math_name, math_parse};
 static const param_enum en_norm = {"normalisation", SKV_NNORMS, norm_name, norm_parse};
+static const param_enum en_gpu = {"GPU", SKV_NGPUS, gpu_name, gpu_parse};
 static const param_enum en_layout = {"layout", NLAYOUTS, layout_name, layout_parse};
 static const param_enum en_system = {"system", SKV_HEUR_NSYSTEMS + 1, system_name, system_parse};
 
@@ -245,6 +247,12 @@ const param_def params[NPARAMS] = {
 		    "bounds of the approximate instructions, drawn per trial from the seed: a bound model, not "
 		    "the hardware's bits), or own (the preset's; exact without one). An explicit mode holds over "
 		    "the preset's"},
+	[P_GPU] = {"gpu", "gpu", ENUM(en_gpu), ALL, KERNEL, 0, "ieee",
+		   "q.k and P.V: ieee (fma chains in compute) or a GPU's tensor cores, as its kernels issue the MMA "
+		   "instructions (a bit-accurate model of v100, a100 (a2, a30), ada (l40s), h100 (h200), b200; "
+		   "the input format must be one its tensor cores take, P in it, the accumulator fp32 or fp16). "
+		   "A preset whose kernels use CUDA cores runs ieee whatever is asked (skv list shows "
+		   "tensor-cores per preset)"},
 	[P_MERGE] = {"merge", "merge", ENUM(en_merge), SPLIT, MERGE, 0, "onepass",
 		     "merge rule (mean and sum are wrong on purpose)"},
 	[P_ORDER] = {"order", "order", ENUM(en_order), SPLIT, MERGE, 0, "seq",

@@ -285,7 +285,33 @@ int spec_args(run_spec *s, int argc, char **argv, message *e)
 	return st;
 }
 
-/* Splits a defaults string on blanks and applies it as not-given flags. */
+static int is_preset_field(int id);
+
+/* An experiment whose defaults name presets and also set a field the
+ * presets fix means that field over the presets' (tensor-cores-fp8: FA3
+ * with e4m3 inputs and a bf16 output), as a user's flag would: it counts
+ * as given, so spec_values keeps it and the reproduce command writes it.
+ * The other experiments set such fields only without presets. */
+static void defaults_over_presets(run_spec *s, int argc, char **argv)
+{
+	int presets = 0;
+	for (int i = 0; i < argc; i++)
+		presets |= strncmp(argv[i], "--preset=", 9) == 0 && strcmp(argv[i], "--preset=none") != 0;
+	for (int i = 0; presets && i < argc; i++) {
+		char name[64];
+		const size_t n = strcspn(argv[i] + 2, "=");
+		if (n >= sizeof name)
+			continue;
+		memcpy(name, argv[i] + 2, n);
+		name[n] = '\0';
+		const int id = param_find(name);
+		if (id >= 0 && is_preset_field(id))
+			s->given[id] = 1;
+	}
+}
+
+/* Splits a defaults string on blanks and applies it as not-given flags
+ * (defaults_over_presets says when a field counts as given). */
 static int apply_defaults(run_spec *s, const char *flags, message *e)
 {
 	char *buf = dup_str(flags);
@@ -304,6 +330,8 @@ static int apply_defaults(run_spec *s, const char *flags, message *e)
 	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
 	int st = apply_args(s, argc, argv, 0, e);
+	if (st == SKV_OK)
+		defaults_over_presets(s, argc, argv);
 	free(argv);
 	free(buf);
 	return st;
@@ -410,6 +438,10 @@ void spec_values(const run_spec *s, size_t pt, param_value vals[NPARAMS])
 			vals[preset_fields[k]].u = fixed[preset_fields[k]];
 	if (own_math)
 		vals[P_MATH].u = c.math;
+	/* a kernel on CUDA cores (or the CPU) computes IEEE fp32 on any GPU:
+	 * --gpu leaves it as it is, and the row says what ran */
+	if (!p->tensor_cores)
+		vals[P_GPU].u = SKV_GPU_IEEE;
 }
 
 /* Appends to a growing string; returns 0 when out of memory. */

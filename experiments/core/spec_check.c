@@ -92,6 +92,33 @@ static int fixed_mismatch(const run_spec *s, uint64_t S, message *e)
 	return 0;
 }
 
+/* Why the library refuses c's tensor-core path (skv.h, skv_config.gpu),
+ * when that is the reason: 1 with the message, 0 when c without its GPU
+ * is refused too. */
+static int gpu_refused(const skv_config *c, message *e)
+{
+	skv_config t = *c;
+	t.gpu = SKV_GPU_IEEE;
+	if (c->gpu == SKV_GPU_IEEE || skv_config_check(&t) != SKV_OK)
+		return 0;
+	const char *g = skv_gpu_name((skv_gpu)c->gpu);
+	skv_mma_unit u;
+	if (skv_mma_unit_init(&u, (skv_gpu)c->gpu, c->input, c->compute) != SKV_OK ||
+	    skv_mma_tile(NULL, NULL, (skv_gpu)c->gpu, c->input) != SKV_OK)
+		msg_set(e, "skv: --gpu=%s has no tensor cores for input %s with accumulator %s (fp16, bf16, tf32 and "
+			   "FP8 inputs as each GPU takes them; the accumulator fp32, or fp16)",
+			g, skv_format_name(c->input), skv_format_name(c->compute));
+	else if (c->acc)
+		msg_set(e, "skv: --gpu=%s needs --acc=compute (the accumulator is the MMA's)", g);
+	else if (c->formula == SKV_FORMULA_QSCALE || c->formula == SKV_FORMULA_VLLM)
+		msg_set(e, "skv: --gpu=%s does not take --formula=%s (its q or P are not MMA operands: a CUDA-core kernel)",
+			g, skv_formula_name(c->formula));
+	else
+		msg_set(e, "skv: --gpu=%s needs P in the input format (P is an MMA operand): --p=%s with --input=%s", g,
+			skv_format_name(c->p), skv_format_name(c->input));
+	return 1;
+}
+
 /* Every point's kernel configuration is one the library takes (a formula
  * needs its base: fa2's formula with --lse-base=e is refused here, before
  * any work). The message names the point's formula and base. */
@@ -103,6 +130,8 @@ static int configs_valid(const run_spec *s, size_t np, message *e)
 		const skv_config c = sweep_config(v, 0);
 		if (skv_config_check(&c) != SKV_OK) {
 			const int fb = skv_formula_base(c.formula);
+			if (gpu_refused(&c, e))
+				return 0;
 			if (fb >= 0 && (skv_lse_base)fb != c.base)
 				msg_set(e, "skv: --formula=%s needs --lse-base=%s, not %s", skv_formula_name(c.formula),
 					skv_lse_base_name((skv_lse_base)fb), skv_lse_base_name(c.base));

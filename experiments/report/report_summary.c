@@ -288,6 +288,38 @@ static void empty(FILE *f, const results *e)
 	fputs(".\n", f);
 }
 
+/* The tensor-core experiments: how far the GPUs' arithmetic of q.k and
+ * P.V moves the median error from IEEE's (narr_ratios_to), with 16-bit
+ * operands and on FA3's FP8 path. */
+static void tensor_cores(FILE *f, const results *t16, const results *t8)
+{
+	narr_ratios a = {0}, b = {0};
+	size_t m;
+	if (t16 && (results_metric(t16, "norm_rel_err", &m) != SKV_OK || !results_varies(t16, "gpu") ||
+		    narr_ratios_to(&a, t16, "gpu", "ieee", NULL, m) != SKV_OK))
+		a.n = 0;
+	if (t8 && (results_metric(t8, "norm_rel_err", &m) != SKV_OK || !results_varies(t8, "gpu") ||
+		   narr_ratios_to(&b, t8, "gpu", "ieee", NULL, m) != SKV_OK))
+		b.n = 0;
+	if (!a.n && !b.n)
+		return;
+	char x[NARR_NUM], y[NARR_NUM], lab[NARR_LABEL];
+	fprintf(f, "- **Tensor cores** (%s%s%s). Computing q.k and P.V as the GPUs' tensor cores do (bit-accurate "
+		   "models) instead of in IEEE fp32",
+		a.n ? "[tensor-cores](#tensor-cores)" : "", a.n && b.n ? ", " : "",
+		b.n ? "[tensor-cores-fp8](#tensor-cores-fp8)" : "");
+	if (a.n)
+		fprintf(f, " moves the tensor-core presets' median normwise error by %s to %s", narr_pct(x, a.rlo),
+			narr_pct(y, a.rhi));
+	if (b.n) {
+		const char *keys[NARR_KEYS];
+		const size_t nk = narr_keys_except(t8, keys, NULL, 0);
+		fprintf(f, "%s FA3's FP8 path's by %s to %s, the most at %s", a.n ? ";" : " moves", narr_pct(x, b.rlo),
+			narr_pct(y, b.rhi), narr_point_label(lab, t8, b.hi, keys, nk));
+	}
+	fputs(".\n", f);
+}
+
 /* ------------------------------------------------------ decision table */
 
 /* "all (1 to 256)", "1, 4", "none": the split counts at which every
@@ -373,9 +405,10 @@ static void decision_table(FILE *f, const results *r, const results *e)
 int report_write_summary(FILE *f, const job *j)
 {
 	const results *lm = find(j, "lse-magnitude"), *lg = find(j, "lse-grid"), *sc = find(j, "split-count"),
-		      *sy = find(j, "systems"), *es = find(j, "empty-splits");
+		      *sy = find(j, "systems"), *es = find(j, "empty-splits"), *t16 = find(j, "tensor-cores"),
+		      *t8 = find(j, "tensor-cores-fp8");
 	int rc = SKV_OK;
-	if (!lm && !lg && !sc && !sy && !es)
+	if (!lm && !lg && !sc && !sy && !es && !t16 && !t8)
 		return SKV_OK;
 	fputs("## Summary\n\n", f);
 	if (lm && results_metric(lm, "norm_rel_err", &(size_t){0}) == SKV_OK)
@@ -388,6 +421,8 @@ int report_write_summary(FILE *f, const job *j)
 		presets(f, sy);
 	if (!rc && es && results_varies(es, "preset"))
 		empty(f, es);
+	if (!rc)
+		tensor_cores(f, t16, t8);
 	if (!rc && sy && results_varies(sy, "preset") && !isnan(med(sy, 0, "floor_err"))) {
 		fputs("\nPer preset ([systems](#systems) and [empty-splits](#empty-splits)):\n", f);
 		decision_table(f, sy, es && results_varies(es, "preset") ? es : NULL);
