@@ -367,6 +367,116 @@ double skv_norm2(const double *x, size_t n);
  * the floor of a format (the error of the exact answer stored in it). */
 double skv_dd_round(skv_format f, skv_dd t);
 
+/* ------------------------------------------------------ quantized KV caches */
+
+/* How a KV cache in a narrow format scales its values (lib/kvcache.c holds
+ * the table and the sources). Every scale is an fp32 value; x is a value
+ * of K or V as the input format holds it, c the cache format, fmax its
+ * largest finite value, RN32 and RN_c one rounding to fp32 and to c:
+ *   none    q = RN_c(x), no scale (a plain cast).
+ *   tensor  one scale for K and one for V: given, or s = RN32(amax / fmax)
+ *           from the tensor's largest magnitude (vLLM's convention,
+ *           FP8_data = Quantize(HP / scale), Dequant(FP8) * scale => HP,
+ *           csrc/quantization/fp8/nvidia/quant_utils.cuh).
+ *   head    one scale per KV head: skv's problem is one head, so the
+ *           same numbers as tensor (kept so a sweep can name it).
+ *   token   one scale per token (and head): s_j = RN32(amax_j / fmax) of
+ *           key row j.
+ *   mx      OCP Microscaling: blocks of 32 consecutive elements along
+ *           head_dim share X = 2^(floor(log2 amax_b) - emax_c), an e8m0
+ *           value; elements x / X clamped to +-fmax, then RN_c (OCP MX v1.0,
+ *           section 6.3).
+ *   nvfp4   blocks of 16 along head_dim with a ue4m3 block scale s_b =
+ *           RN_ue4m3(RN32(amax_b / fmax) / t) over an fp32 tensor scale t
+ *           (given, or RN32(amax / (fmax 448))); element scale RN32(s_b t).
+ * Quantisation (every granularity but mx): q = RN_c(RN32(x / s)), the
+ * cache format's overflow policy deciding |x / s| > fmax (vLLM stores with
+ * __nv_cvt_float_to_fp8(float(x) / scale, __NV_SATFINITE, ...): choose
+ * e4m3-sat for it). An amax of 0 gives s = 1 (mx: X = 2^-127). */
+typedef enum {
+	SKV_KVS_NONE = 0,
+	SKV_KVS_TENSOR = 1,
+	SKV_KVS_HEAD = 2,
+	SKV_KVS_TOKEN = 3,
+	SKV_KVS_MX = 4,
+	SKV_KVS_NVFP4 = 5
+} skv_kv_scale;
+#define SKV_NKVSCALES 6
+
+/* Where the kernel applies the scales. */
+typedef enum {
+	SKV_KVD_VALUES = 0, /* K and V dequantized to the input format before the
+	                     * dot products: x' = RN_in(RN32(q s)) (vLLM's paged
+	                     * attention, scaled_convert -> scaled_vec_conversion:
+	                     * float_to_half(half_to_float(fp8) * scale), bf16 alike) */
+	SKV_KVD_SCORES = 1  /* the kernel reads the codes q; K's scale joins the
+	                     * softmax scale on the host (sm_scale * k_scale in
+	                     * double) and V's multiplies the merged output, out =
+	                     * RN_out(RN32(out v_scale)) (FlashInfer decode.py,
+	                     * BatchDecodeWithPagedKVCacheWrapper.run: `sm_scale *=
+	                     * k_scale` before the kernel, `out *= v_scale` after);
+	                     * tensor and head scales only */
+} skv_kv_deq;
+#define SKV_NKVDEQS 2
+
+/* The cache of a run. format 0 is no cache (K and V as the input format
+ * holds them); SKV_KV(f) stores them in value format f. k_scale, v_scale:
+ * the given tensor scales (tensor, head; nvfp4's tensor scale), 0 to derive
+ * them from the amax. */
+#define SKV_KV(f) (1 + (int)(f))
+typedef struct {
+	int format;
+	skv_kv_scale scale;
+	skv_kv_deq deq;
+	double k_scale, v_scale;
+} skv_kv_cache;
+
+/* "none", "tensor", "head", "token", "mx", "nvfp4"; "values", "scores";
+ * NULL for an unknown value. */
+const char *skv_kv_scale_name(skv_kv_scale s);
+const char *skv_kv_deq_name(skv_kv_deq d);
+/* Parse those names. SKV_EINVAL for anything else (the output untouched). */
+int skv_kv_scale_parse(skv_kv_scale *s, const char *name);
+int skv_kv_deq_parse(skv_kv_deq *d, const char *name);
+/* Elements per scale block along head_dim: 32 (mx), 16 (nvfp4), 0 otherwise. */
+unsigned skv_kv_block(skv_kv_scale s);
+
+/* NULL when kc is a valid cache for head dimension d, otherwise a one-line
+ * reason naming the offending value (a static string): an unknown format,
+ * a scale-only cache format (e8m0, ue4m3 hold no signed value), an unknown
+ * granularity or placement, a block that does not divide d, a given scale
+ * that is zero, negative, not finite or not above 0 once rounded to fp32,
+ * a given scale where the granularity takes none (none, token, mx), a
+ * scale without a cache format, or scores placement with a granularity
+ * other than tensor and head. */
+const char *skv_kv_cache_invalid(const skv_kv_cache *kc, size_t d);
+
+/* A problem seen through a cache. kern is what the kernel reads (q and
+ * scale of the original; K and V dequantized, or the codes with the scale
+ * folded, per deq); truth is the problem whose exact attention is the
+ * quantized cache's truth: the original q and scale with K and V the
+ * dequantized values as exact doubles (with SKV_KVD_VALUES those are
+ * kern's arrays: kern and truth share them). k_scale and v_scale are the
+ * tensor scales used (1 where none), v_post the factor the merged output
+ * takes (v_scale with SKV_KVD_SCORES, else 1). */
+typedef struct {
+	skv_problem kern, truth;
+	int shared; /* truth's K and V are kern's */
+	double k_scale, v_scale, v_post;
+} skv_kv_problem;
+
+/* Quantizes K and V of p (values of `input`) into cache kc. With format 0
+ * kern and truth are copies of p. SKV_EINVAL for NULL pointers, a bad input
+ * format or skv_kv_cache_invalid(kc, p->d) != NULL; SKV_ERANGE when a
+ * stored or dequantized value is NaN (an overflow of a NaN-policy cache
+ * format: the cache would hold NaN); SKV_ENOMEM. Nothing is written on error. */
+int skv_kv_quantize(skv_kv_problem *out, const skv_problem *p, skv_format input, const skv_kv_cache *kc);
+void skv_kv_problem_free(skv_kv_problem *kp);
+/* The merged output's last step under deq scores: RN_f(RN32(x v_post))
+ * (torch's in-place `out *= v_scale` on a tensor of format f); x itself
+ * when v_post is 1. */
+double skv_kv_post(skv_format f, double x, double v_post);
+
 /* ------------------------------------------------- precision configuration */
 
 typedef enum {
