@@ -31,7 +31,17 @@
  *           computes SFValue = SFScaleVal * vecMax / 6 in e4m3 and scales the
  *           elements by its reciprocal). skv divides instead of multiplying
  *           by reciprocals (assumed: the one-rounding form of the same
- *           quotient). */
+ *           quotient).
+ *   sglang-fp4  SGLang's KVFP4QuantizeUtil (python/sglang/srt/layers/
+ *           quantization/kvfp4_tensor.py at sgl-project/sglang 0e6b6cf0ac71):
+ *           scale_exp = ceil(log2(clamp(block_max / E2M1_MAX, min=1e-10))),
+ *           scaled = x / exp2(scale_exp), magnitude = sum(|scaled| >=
+ *           E2M1_BOUNDS); dequantized E2M1_VALUES[magnitude] * exp2(scale_exp)
+ *           then .to(bfloat16). The chain block_max / 6, log2, ceil is one
+ *           torch.compile kernel, taken in fp32 (Inductor computes bf16
+ *           pointwise chains in fp32: inferred); the ceil of log2 is exact
+ *           here since amax / 6 of a bf16 amax is never within 2^-20 above
+ *           a power of two without being one. */
 typedef struct {
 	const char *name;
 	unsigned block;
@@ -43,6 +53,7 @@ static const kvs_row kvs[SKV_NKVSCALES] = {
 	[SKV_KVS_NONE] = {"none", 0, 0, 0},     [SKV_KVS_TENSOR] = {"tensor", 0, 1, 1},
 	[SKV_KVS_HEAD] = {"head", 0, 1, 1},     [SKV_KVS_TOKEN] = {"token", 0, 0, 0},
 	[SKV_KVS_MX] = {"mx", 32, 0, 0},        [SKV_KVS_NVFP4] = {"nvfp4", 16, 1, 0},
+	[SKV_KVS_SGLANG] = {"sglang-fp4", 16, 0, 0},
 };
 static const char *const deq_names[SKV_NKVDEQS] = {"values", "scores"};
 
@@ -91,9 +102,11 @@ const char *skv_kv_cache_invalid(const skv_kv_cache *kc, size_t d)
 		return "a scale granularity, placement or given scale needs a cache format";
 	if (!kvs[kc->scale].given && (kc->k_scale || kc->v_scale))
 		return "this scale granularity takes no given scale (only tensor, head and nvfp4 do)";
+	if (kc->scale == SKV_KVS_SGLANG && kc->format != SKV_KV(SKV_E2M1))
+		return "sglang-fp4 scales hold e2m1 values only";
 	if (kvs[kc->scale].block && (d == 0 || d % kvs[kc->scale].block))
 		return kc->scale == SKV_KVS_MX ? "mx blocks of 32 do not divide the head dimension"
-					       : "nvfp4 blocks of 16 do not divide the head dimension";
+					       : "blocks of 16 (nvfp4, sglang-fp4) do not divide the head dimension";
 	if (kc->deq == SKV_KVD_SCORES && !kvs[kc->scale].scores)
 		return "scores placement needs one scale per tensor (tensor or head granularity)";
 	return NULL;
@@ -123,15 +136,26 @@ static double amax_scale(double a, double den)
 typedef struct {
 	skv_format c, in;
 	double fmax;
-	int clamp, values;
+	int clamp, values, away;
 } elem_ctx;
+
+/* e2m1 to nearest with ties away from zero: SGLang's count of the bounds
+ * at or below |y| (a saturating table: |y| >= 5 gives 6). */
+static double e2m1_away(double y)
+{
+	static const double bound[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5}, value[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+	int m = 0;
+	while (m < 7 && fabs(y) >= bound[m])
+		m++;
+	return signbit(y) ? -value[m] : value[m];
+}
 
 static void elem(double *kern, double *exact, double x, double s, const elem_ctx *e)
 {
 	double y = skv_div_i(SKV_FP32, x, s);
 	if (e->clamp)
 		y = y > e->fmax ? e->fmax : y < -e->fmax ? -e->fmax : y;
-	const double q = skv_round_i(e->c, y);
+	const double q = e->away ? e2m1_away(y) : skv_round_i(e->c, y);
 	*exact = e->values ? skv_round_i(e->in, skv_mul_i(SKV_FP32, q, s)) : q * s;
 	*kern = e->values ? *exact : q;
 }
@@ -147,13 +171,25 @@ static double mx_scale(double a, skv_format c)
 	return ldexp(1.0, e);
 }
 
+/* SGLang's block scale 2^ceil(log2(max(RN32(a / 6), 1e-10))): the
+ * exponent of the smallest power of two at or above the quotient. */
+static double sglang_scale(double a)
+{
+	double t = skv_div_i(SKV_FP32, a, 6.0);
+	t = t > 1e-10 ? t : skv_round_i(SKV_FP32, 1e-10);
+	int e;
+	const double m = frexp(t, &e); /* t = m 2^e, m in [0.5, 1) */
+	return ldexp(1.0, m == 0.5 ? e - 1 : e);
+}
+
 /* Quantizes one tensor x[n][d] (K or V) into kern and exact, with given
  * tensor scale g (0: from the amax); *ts the tensor scale used. */
 static void tensor(double *kern, double *exact, double *ts, const double *x, size_t n, size_t d, double g,
 		   const skv_kv_cache *kc, skv_format input)
 {
 	const skv_format c = (skv_format)(kc->format - 1);
-	const elem_ctx e = {c, input, skv_format_max(c), kc->scale == SKV_KVS_MX, kc->deq == SKV_KVD_VALUES};
+	const elem_ctx e = {c, input, skv_format_max(c), kc->scale == SKV_KVS_MX, kc->deq == SKV_KVD_VALUES,
+			    kc->scale == SKV_KVS_SGLANG};
 	const unsigned blk = kvs[kc->scale].block;
 	double t = 1.0;
 	if (kc->scale == SKV_KVS_TENSOR || kc->scale == SKV_KVS_HEAD)
@@ -169,6 +205,8 @@ static void tensor(double *kern, double *exact, double *ts, const double *x, siz
 				const double a = amax(r + i, blk);
 				if (kc->scale == SKV_KVS_MX) {
 					s = mx_scale(a, c);
+				} else if (kc->scale == SKV_KVS_SGLANG) {
+					s = sglang_scale(a);
 				} else { /* nvfp4: the ue4m3 block scale over t; a zero block scale stores zeros */
 					const double sb = skv_round_i(SKV_UE4M3, skv_div_i(SKV_FP32, skv_div_i(SKV_FP32, a, e.fmax), t));
 					s = sb > 0 ? skv_mul_i(SKV_FP32, sb, t) : 1.0;

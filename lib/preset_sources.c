@@ -379,9 +379,33 @@ const skv_source skv_src_llamacpp_cuda[SKV_NPFIELDS] = {
 static const char *const field_names[SKV_NPFIELDS] = {
 	"input", "compute", "p", "partial", "lse", "combine", "output", "base", "blocks", "acc",
 	"formula", "lanes", "math", "merge", "order", "threads", "empty", "round-states", "norm", "system",
+	"kv-cache",
 };
 
 static const char *const status_names[SKV_NSRCS] = {"read", "inferred", "assumed", "defined"};
+
+/* The kv-cache field (skv_preset.kv_source). The caches' own rules (how
+ * each granularity scales, quantizes and dequantizes) are cited in
+ * lib/kvcache.c; these say what each system stores and where it applies
+ * the scales. */
+const skv_source skv_src_nokv = DEF("no KV cache: K and V as the input format holds them");
+const skv_source skv_src_kv_vllm =
+	R(VL, VLK " paged_attention_kernel",
+	  "k_vecs[j] = fp8::scaled_convert<K_vec, Quant_vec, KV_DTYPE>(k_vec_quant, *k_scale), v likewise: "
+	  "dequantized to scalar_t before Qk_dot and the P.V dot; stored by reshape_and_cache through "
+	  "scaled_vec_conversion, __nv_cvt_float_to_fp8(float(x) / scale, __NV_SATFINITE) "
+	  "(csrc/quantization/fp8/nvidia/quant_utils.cuh at 03476e5c1184); scales 1.0 unless given "
+	  "(docs.vllm.ai v0.6.6 quantization/fp8_e4m3_kvcache: 'scaling factors default to 1.0')");
+const skv_source skv_src_kv_flashinfer =
+	R("flashinfer-ai/flashinfer", "6b1a33f00684", "flashinfer/decode.py BatchDecodeWithPagedKVCacheWrapper.run",
+	  "`if k_scale is not None: sm_scale *= k_scale` before the kernel (which reads the fp8 codes), "
+	  "`if v_scale is not None: out *= v_scale` after it; one scalar per tensor (the amax-derived value "
+	  "is assumed: FlashInfer takes whatever the caller calibrated)");
+const skv_source skv_src_kv_sglang =
+	R("sgl-project/sglang", "0e6b6cf0ac71", "python/sglang/srt/layers/quantization/kvfp4_tensor.py KVFP4QuantizeUtil",
+	  "batched_quantize: blocks of 16, scale_exp = ceil(log2(clamp(block_max / 6, min=1e-10))), magnitude = "
+	  "sum(|x / 2^scale_exp| >= E2M1_BOUNDS); batched_dequantize to bfloat16 before the attention kernel "
+	  "(the cache pool dequantizes on access, sgl-project/sglang PR 12612)");
 
 const char *skv_preset_field_name(skv_preset_field f) { return (unsigned)f < SKV_NPFIELDS ? field_names[f] : NULL; }
 
@@ -389,5 +413,7 @@ const char *skv_src_status_name(skv_src_status s) { return (unsigned)s < SKV_NSR
 
 const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f)
 {
+	if (p && f == SKV_PF_KV_CACHE)
+		return p->kv_source;
 	return p && p->sources && (unsigned)f < SKV_NPFIELDS ? &p->sources[f] : NULL;
 }

@@ -389,6 +389,15 @@ double skv_dd_round(skv_format f, skv_dd t);
  *   nvfp4   blocks of 16 along head_dim with a ue4m3 block scale s_b =
  *           RN_ue4m3(RN32(amax_b / fmax) / t) over an fp32 tensor scale t
  *           (given, or RN32(amax / (fmax 448))); element scale RN32(s_b t).
+ *   sglang  SGLang's fp4 cache (--kv-cache-dtype fp4_e2m1): blocks of 16
+ *           along head_dim with an e8m0 scale X = 2^ceil(log2(max(RN32(
+ *           amax_b / 6), 1e-10))), so |x / X| <= 6 and nothing clamps; x / X
+ *           rounded to e2m1 to nearest with ties AWAY from zero (its
+ *           magnitude is the count of the bounds 0.25, 0.75, ..., 5 at or
+ *           below |x / X|); dequantized q X to the input format
+ *           (KVFP4QuantizeUtil.batched_quantize and batched_dequantize,
+ *           python/sglang/srt/layers/quantization/kvfp4_tensor.py at
+ *           sgl-project/sglang 0e6b6cf0ac71). e2m1 caches only.
  * Quantisation (every granularity but mx): q = RN_c(RN32(x / s)), the
  * cache format's overflow policy deciding |x / s| > fmax (vLLM stores with
  * __nv_cvt_float_to_fp8(float(x) / scale, __NV_SATFINITE, ...): choose
@@ -399,9 +408,10 @@ typedef enum {
 	SKV_KVS_HEAD = 2,
 	SKV_KVS_TOKEN = 3,
 	SKV_KVS_MX = 4,
-	SKV_KVS_NVFP4 = 5
+	SKV_KVS_NVFP4 = 5,
+	SKV_KVS_SGLANG = 6
 } skv_kv_scale;
-#define SKV_NKVSCALES 6
+#define SKV_NKVSCALES 7
 
 /* Where the kernel applies the scales. */
 typedef enum {
@@ -431,14 +441,14 @@ typedef struct {
 	double k_scale, v_scale;
 } skv_kv_cache;
 
-/* "none", "tensor", "head", "token", "mx", "nvfp4"; "values", "scores";
+/* "none", "tensor", "head", "token", "mx", "nvfp4", "sglang-fp4"; "values", "scores";
  * NULL for an unknown value. */
 const char *skv_kv_scale_name(skv_kv_scale s);
 const char *skv_kv_deq_name(skv_kv_deq d);
 /* Parse those names. SKV_EINVAL for anything else (the output untouched). */
 int skv_kv_scale_parse(skv_kv_scale *s, const char *name);
 int skv_kv_deq_parse(skv_kv_deq *d, const char *name);
-/* Elements per scale block along head_dim: 32 (mx), 16 (nvfp4), 0 otherwise. */
+/* Elements per scale block along head_dim: 32 (mx), 16 (nvfp4, sglang-fp4), 0 otherwise. */
 unsigned skv_kv_block(skv_kv_scale s);
 
 /* NULL when kc is a valid cache for head dimension d, otherwise a one-line
@@ -446,7 +456,8 @@ unsigned skv_kv_block(skv_kv_scale s);
  * a scale-only cache format (e8m0, ue4m3 hold no signed value), an unknown
  * granularity or placement, a block that does not divide d, a given scale
  * that is zero, negative, not finite or not above 0 once rounded to fp32,
- * a given scale where the granularity takes none (none, token, mx), a
+ * a given scale where the granularity takes none (none, token, mx,
+ * sglang-fp4), sglang-fp4 with a cache format other than e2m1, a
  * scale without a cache format, or scores placement with a granularity
  * other than tensor and head. */
 const char *skv_kv_cache_invalid(const skv_kv_cache *kc, size_t d);
@@ -960,9 +971,10 @@ typedef enum {
 	SKV_PF_EMPTY,
 	SKV_PF_ROUND_STATES,
 	SKV_PF_NORM,
-	SKV_PF_SYSTEM   /* the split-count heuristic */
+	SKV_PF_SYSTEM,  /* the split-count heuristic */
+	SKV_PF_KV_CACHE /* the quantized KV cache (format, scales, placement) */
 } skv_preset_field;
-#define SKV_NPFIELDS 20
+#define SKV_NPFIELDS 21
 
 /* How a field's value was established. */
 typedef enum {
@@ -990,7 +1002,10 @@ typedef struct {
 	skv_merge_spec merge;
 	unsigned follows;        /* SKV_FOLLOW_* bits */
 	int system;              /* the skv_heur_system of its split count, or -1 */
-	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field */
+	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field (the
+	                            * kv-cache entry is kv_source's) */
+	skv_kv_cache kv;           /* the KV cache (format 0: K and V as the input holds them) */
+	const skv_source *kv_source;
 } skv_preset;
 
 #define SKV_FOLLOW_P 1u       /* p = input */
@@ -999,7 +1014,7 @@ typedef struct {
 #define SKV_FOLLOW_THREADS 8u /* threads = FlashInfer's bdy for the head_dim
                                * and the partial's width (skv_flashinfer_merge_layout) */
 
-#define SKV_NPRESETS 15 /* skv_preset_count(), as a constant for tables */
+#define SKV_NPRESETS 18 /* skv_preset_count(), as a constant for tables */
 size_t skv_preset_count(void);
 /* The i-th preset (NULL past the end), in a fixed order. */
 const skv_preset *skv_preset_at(size_t i);
@@ -1027,7 +1042,7 @@ int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *
 const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f);
 /* "input", "compute", "p", "partial", "lse", "combine", "output", "base",
  * "blocks", "acc", "formula", "lanes", "math", "merge", "order", "threads",
- * "empty", "round-states", "norm", "system"; NULL for a bad field. */
+ * "empty", "round-states", "norm", "system", "kv-cache"; NULL for a bad field. */
 const char *skv_preset_field_name(skv_preset_field f);
 /* "read", "inferred", "assumed", "defined"; NULL for a bad value. */
 const char *skv_src_status_name(skv_src_status s);

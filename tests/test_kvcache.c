@@ -1,5 +1,6 @@
 /* test_kvcache.c - quantized KV caches: known values worked by hand from the cited definitions, scale edge cases, both references, bad caches. */
 #include "testutil.h"
+#include "catalog/catalog.h"
 
 /* A problem of n keys of head dimension d with K and V given (q zero). */
 static skv_problem mk(size_t n, size_t d, const double *k, const double *v)
@@ -130,6 +131,30 @@ static void test_nvfp4(void **state)
 	skv_problem_free(&p);
 }
 
+/* SGLang's fp4 cache, d = 32 (two blocks of 16). Block 0, amax 5: 5 / 6
+ * rounds to 0.8333..., ceil(log2) = 0, X = 1; ties go away from zero, so
+ * 5 -> 6, 2.5 -> 3, 0.25 -> 0.5, -1.25 -> -1.5 (round to nearest even
+ * gives 4, 2, 0, -1), and 1.1 -> 1. Block 1, amax 12.5: 12.5 / 6 =
+ * 2.083..., X = 2^2, 12.5 / 4 = 3.125 -> 3 -> 12; 0.75 / 4 = 0.1875 -> 0. */
+static void test_sglang_fp4(void **state)
+{
+	(void)state;
+	double k[32] = {5, 2.5, 0.25, -1.25, 1.1}, want[32] = {6, 3, 0.5, -1.5, 1};
+	k[16] = 12.5, k[17] = 0.75;
+	want[16] = 12;
+	skv_problem p = mk(1, 32, k, NULL);
+	skv_kv_cache c = cache(SKV_E2M1, SKV_KVS_SGLANG, 0, 0);
+	skv_kv_problem kp;
+	CHECK_OK(skv_kv_quantize(&kp, &p, SKV_BF16, &c));
+	check_k(kp.kern.k, want, 32, "sglang-fp4");
+	for (size_t i = 0; i < 32; i++) /* an all-zero block: X = 2^-33, zeros */
+		CHECK_BITS("zero block", kp.kern.v[i], 0.0);
+	skv_kv_problem_free(&kp);
+	c.format = SKV_KV(SKV_E4M3);
+	assert_non_null(skv_kv_cache_invalid(&c, 32));
+	skv_problem_free(&p);
+}
+
 /* Dequantisation into bf16 with a scale that is no power of two: x' =
  * RN_bf16(RN32(q s)) (vLLM: __float2bfloat16(float(fp8) * scale)). */
 static void test_dequant_rounds(void **state)
@@ -249,6 +274,25 @@ static void test_invalid(void **state)
 	skv_problem_free(&p);
 }
 
+/* The systems and empty-splits experiments sweep NO_KV_PRESETS: every
+ * preset without a KV cache, in the library's order. */
+static void test_no_kv_presets(void **state)
+{
+	(void)state;
+	char list[] = NO_KV_PRESETS;
+	size_t i = 0;
+	for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (i < skv_preset_count() && skv_preset_at(i)->kv.format != 0)
+			i++;
+		assert_true(i < skv_preset_count());
+		assert_string_equal(t, skv_preset_at(i)->name);
+		i++;
+	}
+	while (i < skv_preset_count() && skv_preset_at(i)->kv.format != 0)
+		i++;
+	assert_int_equal(i, skv_preset_count()); /* none left out */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_mx),               cmocka_unit_test(test_nvfp4),
 		cmocka_unit_test(test_dequant_rounds),   cmocka_unit_test(test_scores_placement),
 		cmocka_unit_test(test_references),       cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_sglang_fp4),       cmocka_unit_test(test_no_kv_presets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

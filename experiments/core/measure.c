@@ -63,6 +63,16 @@ static skv_dd dd_add(skv_dd t, double c)
 
 /* ------------------------------------------------------------- instances */
 
+skv_kv_cache sweep_kv_cache(const param_value *v)
+{
+	const double g = v[P_KV_SCALE_VALUE].r;
+	skv_kv_cache kc = {(int)v[P_KV_CACHE].u, (skv_kv_scale)v[P_KV_SCALE].u, (skv_kv_deq)v[P_KV_DEQ].u, g, g};
+	return kc;
+}
+
+/* The problem of the row's seed, and with a KV cache its quantized views:
+ * the kernel reads the cache (in->prob), the truths are taken of the
+ * stored values and of the original ones (measure_truth). */
 int measure_instance(sweep *w, instance *in)
 {
 	param_value v[NPARAMS];
@@ -70,22 +80,43 @@ int measure_instance(sweep *w, instance *in)
 	sweep_row_spec(w, in->rep, NULL, NULL, &trial);
 	sweep_row_values(w, in->rep, v);
 	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
+	in->has_kv = v[P_KV_CACHE].u != 0;
 	in->tout = malloc(in->nq * d * sizeof *in->tout);
 	in->tlse = malloc(in->nq * sizeof *in->tlse);
-	if (!in->tout || !in->tlse)
+	if (in->has_kv) {
+		in->oout = malloc(in->nq * d * sizeof *in->oout);
+		in->olse = malloc(in->nq * sizeof *in->olse);
+	}
+	if (!in->tout || !in->tlse || (in->has_kv && (!in->oout || !in->olse)))
 		return SKV_ENOMEM;
-	return skv_problem_init(&in->prob, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r,
-				(skv_format)v[P_INPUT].u, seed_problem(v[P_SEED].u, trial));
+	const skv_format input = (skv_format)v[P_INPUT].u;
+	int st = skv_problem_init(in->has_kv ? &in->orig : &in->prob, in->nq, n, d, (skv_dist)v[P_DIST].u,
+				  v[P_SCORE_SCALE].r, input, seed_problem(v[P_SEED].u, trial));
+	if (st != SKV_OK || !in->has_kv)
+		return st;
+	const skv_kv_cache kc = sweep_kv_cache(v);
+	st = skv_kv_quantize(&in->kv, &in->orig, input, &kc);
+	in->kv_range = st == SKV_ERANGE;
+	if (st == SKV_OK)
+		in->prob = in->kv.kern; /* owned by kv */
+	return st;
 }
 
 void measure_instance_free(instance *in)
 {
-	skv_problem_free(&in->prob);
+	if (in->has_kv) {
+		skv_kv_problem_free(&in->kv);
+		skv_problem_free(&in->orig);
+	} else {
+		skv_problem_free(&in->prob);
+	}
 	free(in->tout);
 	free(in->tlse);
+	free(in->oout);
+	free(in->olse);
 	memset(&in->prob, 0, sizeof in->prob);
-	in->tout = NULL;
-	in->tlse = NULL;
+	in->tout = in->tlse = in->oout = in->olse = NULL;
+	in->has_kv = 0;
 }
 
 size_t measure_instance_bytes(const sweep *w, const instance *in)
@@ -93,14 +124,20 @@ size_t measure_instance_bytes(const sweep *w, const instance *in)
 	param_value v[NPARAMS];
 	sweep_row_values(w, in->rep, v);
 	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
-	return (in->nq + 2 * n) * d * sizeof(double) + in->nq * (d + 1) * sizeof(skv_dd);
+	/* a cache keeps the original, the kernel's view and (scores
+	 * placement) the truth's values, and a second truth */
+	size_t copies = v[P_KV_CACHE].u == 0 ? 1 : v[P_KV_DEQ].u == SKV_KVD_SCORES ? 3 : 2;
+	return copies * ((in->nq + 2 * n) * d * sizeof(double) + in->nq * (d + 1) * sizeof(skv_dd));
 }
 
 int measure_truth(instance *in, size_t qr, int causal)
 {
 	const size_t d = in->prob.d;
 	size_t hi = causal ? qr + 1 : in->prob.n;
-	const int st = skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->prob, qr, 0, hi, SKV_TRUTH_PREC);
+	const skv_problem *tp = in->has_kv ? &in->kv.truth : &in->prob;
+	int st = skv_truth_range(in->tout + qr * d, &in->tlse[qr], tp, qr, 0, hi, SKV_TRUTH_PREC);
+	if (st == SKV_OK && in->has_kv)
+		st = skv_truth_range(in->oout + qr * d, &in->olse[qr], &in->orig, qr, 0, hi, SKV_TRUTH_PREC);
 	/* MPFR caches constants (log 2 for exp) per thread when its fallback
 	 * ran; the pool's threads never return them, so free them here (skv.h,
 	 * threads). */
@@ -246,10 +283,21 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 		free(zero);
 		return rc != SKV_OK ? rc : SKV_ENOMEM;
 	}
+	if (in->has_kv) /* scores placement: V's scale on the merged output */
+		for (size_t i = 0; i < d; i++)
+			out[i] = skv_kv_post(cfg.output, out[i], in->kv.v_post);
 	skv_dd tl = masked ? (skv_dd){-INFINITY, 0.0} : dd_add(in->tlse[0], v[P_LSE_OFFSET].r);
 	w->rows[r].lse_err = skv_abs_err(lse, tl);
 	w->rows[r].lse_state = (unsigned char)lse_state(lse);
-	rc = measure_out(w, r, out, masked ? zero : in->tout, d, cfg.output);
+	/* the second reference: the original K and V (the same truth without a cache) */
+	const int orig = in->has_kv && !masked;
+	skv_dd to = orig ? dd_add(in->olse[0], v[P_LSE_OFFSET].r) : tl;
+	w->rows[r].lse_err_orig = skv_abs_err(lse, to);
+	rc = skv_errors_compute(&w->rows[r].err_orig, out, masked ? zero : orig ? in->oout : in->tout, d, cfg.output);
+	if (rc == SKV_OK)
+		rc = measure_out(w, r, out, masked ? zero : in->tout, d, cfg.output);
+	else
+		free(out);
 	free(zero);
 	return rc;
 }
@@ -278,9 +326,11 @@ static int row_online(sweep *w, size_t r, const param_value *v, uint64_t trial)
 			ls = lse_state(lse[i]);
 	}
 	free(lse);
-	w->rows[r].lse_err = m;
+	w->rows[r].lse_err = w->rows[r].lse_err_orig = m;
 	w->rows[r].lse_state = (unsigned char)ls;
-	return measure_out(w, r, out, in->tout, nq * d, cfg.output);
+	int rc2 = measure_out(w, r, out, in->tout, nq * d, cfg.output);
+	w->rows[r].err_orig = w->rows[r].err; /* no cache in the online kind: one reference */
+	return rc2;
 }
 
 int measure_row(sweep *w, size_t r)

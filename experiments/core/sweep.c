@@ -246,6 +246,26 @@ static int draw_range(message *e, const sweep *w, size_t row)
 	return SKV_EINVAL;
 }
 
+/* A cache that stores a non-finite value (an overflow in a cache format
+ * whose policy is NaN or infinity): a usage error, named by its flags. */
+static int kv_range(message *e, const sweep *w, size_t row)
+{
+	param_value v[NPARAMS];
+	size_t p;
+	uint64_t t;
+	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
+	sweep_row_values(w, row, v);
+	char c[32], sc[32], g[32];
+	param_format(c, sizeof c, P_KV_CACHE, v[P_KV_CACHE]);
+	param_format(sc, sizeof sc, P_KV_SCALE, v[P_KV_SCALE]);
+	param_format(g, sizeof g, P_KV_SCALE_VALUE, v[P_KV_SCALE_VALUE]);
+	msg_set(e, "skv: %s: --kv-cache=%s with --kv-scale=%s --kv-scale-value=%s stores a value beyond the cache "
+		   "format's largest %g (NaN or inf) at point %zu trial %llu; use a saturating format (e4m3-sat, "
+		   "e5m2-sat) or a larger scale",
+		s->exp->name, c, sc, g, skv_format_max((skv_format)(v[P_KV_CACHE].u - 1)), p, (unsigned long long)t);
+	return SKV_EINVAL;
+}
+
 /* ----------------------------------------------------------------- phases */
 
 /* Phase 1: the chunk's problems, then every (instance, query row) truth. */
@@ -261,7 +281,8 @@ static int phase_instances(sweep *w, size_t i0, size_t i1, message *e)
 	}
 	for (size_t i = i0; i < i1; i++) {
 		if (w->inst[i].st != SKV_OK)
-			return w->inst[i].st == SKV_ERANGE ? draw_range(e, w, w->inst[i].rep)
+			return w->inst[i].kv_range ? kv_range(e, w, w->inst[i].rep)
+			       : w->inst[i].st == SKV_ERANGE ? draw_range(e, w, w->inst[i].rep)
 							   : fail(e, w, "drawing the problem", w->inst[i].rep, w->inst[i].st);
 		ntruth += w->inst[i].nq;
 	}

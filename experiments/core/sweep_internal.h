@@ -10,14 +10,23 @@
  * up to this many bytes (at least one instance), then freed. */
 #define SWEEP_CHUNK_BYTES ((size_t)256 << 20)
 
-/* One random instance: the problem and its exact attention. */
+/* One random instance: the problem and its exact attention. With a KV
+ * cache (has_kv) prob is the kernel's view of the quantized cache (kv.kern),
+ * tout and tlse the exact attention of the stored cache (kv.truth), oout and
+ * olse that of the original K and V (orig); without one oout and olse are
+ * NULL and tout, tlse serve both references. */
 typedef struct {
 	size_t rep; /* first row that uses it */
 	size_t nq;
 	skv_problem prob;
 	skv_dd *tout; /* [nq][d] */
 	skv_dd *tlse; /* [nq] */
+	int has_kv;
+	skv_problem orig;
+	skv_kv_problem kv;
+	skv_dd *oout, *olse;
 	int st;
+	int kv_range; /* st is SKV_ERANGE from the cache, not the draw */
 } instance;
 
 /* One split-kernel run, in the compute format, shared by every row that
@@ -75,6 +84,8 @@ size_t sweep_query_rows(unsigned kind, const param_value *v);
  * random order's seed). */
 skv_config sweep_config(const param_value *v, uint64_t trial);
 skv_merge_spec sweep_merge(const param_value *v, uint64_t trial);
+/* The KV cache of a row's values. */
+skv_kv_cache sweep_kv_cache(const param_value *v);
 
 /* measure.c: the one measurement. */
 int measure_instance(sweep *w, instance *in);
