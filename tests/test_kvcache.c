@@ -106,6 +106,13 @@ static void test_mx(void **state)
 	for (size_t i = 0; i < 64; i++) /* V is all zero: X = 2^-127, zeros stay zeros */
 		CHECK_BITS("zero block", kp.kern.v[i], 0.0);
 	skv_kv_problem_free(&kp);
+	/* the clamp in plain e4m3 (overflow to NaN): amax 500 gives X = 2^(8 -
+	 * 8) = 1, 500 clamps to 448 instead of rounding to 512 (NaN) */
+	p.k[0] = 500;
+	c.format = SKV_KV(SKV_E4M3);
+	CHECK_OK(skv_kv_quantize(&kp, &p, SKV_FP64, &c));
+	CHECK_BITS("mx e4m3 clamp", kp.kern.k[0], 448);
+	skv_kv_problem_free(&kp);
 	skv_problem_free(&p);
 }
 

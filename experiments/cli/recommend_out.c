@@ -57,6 +57,9 @@ static void describe_cfg(FILE *f, const rec_opts *o)
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
 		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
+	if (o->kv.format) /* the errors below are the kernel's and the merge's on the stored cache */
+		fprintf(f, ";\n  KV cache %s with %s scales (%s), errors against the stored cache's exact attention",
+			fmt_name((skv_format)(o->kv.format - 1)), skv_kv_scale_name(o->kv.scale), skv_kv_deq_name(o->kv.deq));
 }
 
 /* A growing paragraph, word-wrapped when printed. */
