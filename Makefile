@@ -14,7 +14,7 @@ LDLIBS  += -lmpfr -lgmp -lm
 B       ?= build
 
 LIB_SRC  := $(wildcard lib/*.c)
-APP_SRC  := $(filter-out experiments/cli/main.c,$(wildcard experiments/*/*.c))
+APP_SRC  := $(filter-out experiments/cli/main.c experiments/mpi/%,$(wildcard experiments/*/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 BENCH_SRC:= $(wildcard tests/bench_*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -33,6 +33,11 @@ $(DEPS_OK):
 deps: $(DEPS_OK)
 
 $(B)/%.o: %.c $(wildcard lib/*.h experiments/*/*.h) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iexperiments -c -o $@ $<
+
+# A test also depends on the tests' own headers (testutil.h, ref_mpfr.h, ...).
+$(B)/tests/%.o: tests/%.c $(wildcard lib/*.h experiments/*/*.h tests/*.h) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Iexperiments -c -o $@ $<
 
@@ -96,6 +101,23 @@ uninstall:
 	  $(D)/lib/libskv.so $(D)/include/skv.h $(D)/lib/pkgconfig/skv.pc $(D)/share/man/man1/skv.1
 	rm -f $(addprefix $(D)/share/skv/,$(notdir $(wildcard scripts/*.gp)))
 	-rmdir $(D)/share/skv 2>/dev/null
+
+# skv-mpi (experiments/mpi/, the suite across MPI ranks) is built when
+# Open MPI's mpicc is found; test_mpi skips, saying why, when it is not.
+MPICC    ?= mpicc
+HAVE_MPI := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
+MPI_SRC  := $(wildcard experiments/mpi/*.c)
+ifeq ($(HAVE_MPI),yes)
+all: $(B)/skv-mpi
+check: $(B)/skv-mpi
+endif
+
+$(B)/experiments/mpi/%.o: experiments/mpi/%.c $(wildcard lib/*.h experiments/*/*.h) | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Iexperiments -c -o $@ $<
+
+$(B)/skv-mpi: $(MPI_SRC:%.c=$(B)/%.o) $(B)/libskvapp.a $(B)/libskv.a
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 check: $(TESTS) $(B)/skv
 	@sh scripts/check-structure.sh

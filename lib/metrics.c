@@ -131,20 +131,35 @@ double skv_norm2(const double *x, size_t n)
 	return a.inf ? INFINITY : a.scale * sqrt(a.ssq);
 }
 
+/* Whether |a| > |b| for double-doubles: |hi| first (|lo| when hi is 0, as
+ * below), then lo taken towards or away from zero (1 - 2^-60 lies below
+ * 1 + 0, so the spacing of the larger is that of its true binade). */
+static int dd_mag_above(skv_dd a, skv_dd b)
+{
+	const double ha = a.hi != 0 ? fabs(a.hi) : fabs(a.lo), hb = b.hi != 0 ? fabs(b.hi) : fabs(b.lo);
+	if (ha != hb)
+		return ha > hb;
+	const double la = signbit(a.hi) ? -a.lo : a.lo, lb = signbit(b.hi) ? -b.lo : b.lo;
+	return a.hi != 0 && b.hi != 0 && la > lb;
+}
+
 int skv_errors_compute(skv_errors *e, const double *computed, const skv_dd *truth, size_t n,
 		       skv_format ulp_format)
 {
 	if (!e || !computed || !truth || n == 0 || (unsigned)ulp_format >= SKV_NFORMATS)
 		return SKV_EINVAL;
-	skv_errors r = {0.0, 0.0, 0.0, 0.0};
+	skv_errors r = {0.0, 0.0, 0.0, 0.0, 0.0};
 	norm_acc ne = {0.0, 0.0, 0}, nt = {0.0, 0.0, 0};
+	skv_dd tmax = truth[0]; /* the truth of largest magnitude */
 	for (size_t i = 0; i < n; i++) {
 		const skv_dd t = truth[i];
 		const double err = skv_abs_err(computed[i], t);
 		if (isnan(err)) {
-			*e = (skv_errors){NAN, NAN, NAN, NAN};
+			*e = (skv_errors){NAN, NAN, NAN, NAN, NAN};
 			return SKV_OK;
 		}
+		if (dd_mag_above(t, tmax))
+			tmax = t;
 		/* |t| to within 2^-53 of itself; hi == 0 with lo != 0 is not a
 		 * rounded double-double, but |lo| is then the right magnitude. */
 		const double tmag = t.hi != 0 ? fabs(t.hi) : fabs(t.lo);
@@ -161,6 +176,12 @@ int skv_errors_compute(skv_errors *e, const double *computed, const skv_dd *trut
 		norm_add(&nt, tmag);
 	}
 	r.norm_rel = norm_ratio(&ne, &nt);
+	/* One spacing for every element, that of the largest truth: the ulp of
+	 * the output's scale, which a near-zero element cannot shrink. The
+	 * spacing is a power of two, so the division is exact while the
+	 * quotient is a normal double. For the element j of the largest error,
+	 * |t_j| <= max |t_i| gives ulp(t_j) <= ulp(max |t_i|): norm_ulp <= ulp. */
+	r.norm_ulp = r.max_abs / (tmax.hi != 0 ? ulp_at(ulp_format, tmax) : skv_ulp(ulp_format, tmax.lo));
 	*e = r;
 	return SKV_OK;
 }

@@ -345,7 +345,12 @@ typedef struct {
 	double max_rel;  /* max_i |c_i - t_i| / |t_i|; an element whose truth is
 	                  * exactly 0 adds 0 if c_i == 0 and +inf otherwise */
 	double norm_rel; /* ||c - t||_2 / ||t||_2 (+inf if t == 0 and c != 0) */
-	double ulp;      /* max_i |c_i - t_i| / skv_ulp(f, t_i) */
+	double ulp;      /* max_i |c_i - t_i| / skv_ulp(f, t_i), elementwise:
+	                  * an element near zero has a tiny ulp, so one such
+	                  * element can set a count of millions */
+	double norm_ulp; /* max_i |c_i - t_i| / skv_ulp(f, max_i |t_i|), normwise:
+	                  * in ulps of the output's largest element (the unit a
+	                  * reader of the output's scale judges by); <= ulp */
 } skv_errors;
 
 /* Errors of computed[0..n) against truth[0..n), keeping the truth's extra

@@ -7,12 +7,17 @@
 # cannot aggregate trials, so `skv report DIR` writes them, with the curve
 # names and the title, to DIR/.plot/EXPERIMENT.gp, which is loaded here.
 # That file defines: experiment, title, fixed (the parameters that do not
-# vary, in lines), ntrials, metric, xlabel, ylabel, npanel, panel[],
-# nseries, series[], color[] and dash[] (per series), xcat (1: x is a
-# category index), ncat, xticlab[] (the labels of a category axis), xticlen (its
-# longest label, in characters), ymin and ymax (shared by the panels), ylog
-# (1: a log y axis), note (what the axes leave out), and the datablock
-# $data: one block per (panel, series), columns x median min max q1 q3.
+# vary, in lines), ntrials, metric, xlabel, ylabel, zlabel (the metric, for a
+# colour box), npanel, panel[], nseries, series[], rowlab[] (the series by
+# their values alone), color[] and dash[] (per series), xcat (1: x is a
+# category index), ncat, xticlab[] (the labels of a category axis), xticlen
+# (its longest label, in characters), nx (distinct x values), ymin and ymax
+# (shared by the panels), ylog (1: a log y axis), nfloor, floor_fmt[] and
+# floor_y[(pi - 1) * nfloor + k] (the floor of output format k in panel pi,
+# NaN where absent; floor_ulp: they are the 1/2-ulp bound), note (what the
+# axes leave out, curves drawn under others), the datablock $data: one
+# block per (panel, series), columns x median min max q1 q3, and for a
+# heatmap $grid: one block per panel, rows "column row log10(median)".
 #
 # Layout: the title and fixed parameters on top, panels in a grid of two
 # columns, the legend outside every panel (in the free cell of an odd grid,
@@ -42,34 +47,43 @@ prows = (npanel + pcols - 1) / pcols
 width = npanel > 1 ? 1000 : 900
 _fixlines = strlen(fixed) > 0 ? 1 : 0
 do for [_i=1:strlen(fixed)] { _fixlines = _fixlines + (fixed[_i:_i] eq "\n") }
-head_px = 44 + 18 * (_fixlines + (strlen(note) > 0))
+_notelines = strlen(note) > 0 ? 1 : 0
+do for [_i=1:strlen(note)] { _notelines = _notelines + (note[_i:_i] eq "\n") }
+head_px = 44 + 18 * (_fixlines + _notelines)
+# The floor lines' legend entry, when there are floors.
+floor_key = floor_ulp ? 'dotted: 1/2 ulp (exact, rounded once)' : 'dotted: floor (exact, rounded once)'
+floor_entry = nfloor > 0 ? floor_key : ''
 # The legend: as many columns as its longest name allows.
-# The chart script may add one entry of its own, extra_key ('' for none).
-_longest = strlen(extra_key)
+# The chart script may add entries of its own: extra_key, the longest ('' for
+# none), and their number nextra (default: one when extra_key is set).
+_longest = strlen(extra_key) > strlen(floor_entry) ? strlen(extra_key) : strlen(floor_entry)
 do for [_i=1:nseries] { _longest = strlen(series[_i]) > _longest ? strlen(series[_i]) : _longest }
 # gnuplot sizes key columns by a fixed character width (about 11 pixels at
 # 12 points) whatever the glyphs, so the estimate uses the same.
-# An odd number of panels leaves the last grid cell free: the legend goes
-# there; otherwise in a strip under the panels.
-key_slot = npanel > 1 && npanel % pcols != 0
+# Panel geometry (the legend's place depends on the plot width): left and
+# right margins, gap between columns, plot width.
+mL = 95
+mR = exists("margin_right") ? margin_right : 25
+gap = 85
+pw = (width - mL - mR - (pcols - 1) * gap) / pcols
 keycols = int((width - 40) / (11.0 * (_longest + 6)))
 keycols = keycols < 1 ? 1 : keycols
 # Only named curves take a legend entry (skv report names none past 40).
 _named = 0
 do for [_i=1:nseries] { _named = _named + (strlen(series[_i]) > 0) }
-keyrows = (_named + (strlen(extra_key) > 0) + keycols - 1) / keycols
+_nextra = (exists("nextra") ? nextra : (strlen(extra_key) > 0)) + (nfloor > 0)
+# An odd number of panels leaves the last grid cell free: the legend goes
+# there when it fits in one column of at most 15 rows (the cell's height),
+# otherwise in a strip under the panels, so it never covers a panel.
+key_slot = npanel > 1 && npanel % pcols != 0 && _named + _nextra <= 15 && 11.0 * (_longest + 6) <= pw
+keyrows = (_named + _nextra + keycols - 1) / keycols
 # A legend of hundreds of curves (a sweep over many seeds) is not readable
 # and would make the image taller than cairo draws: at most 40 rows of it
 # are given room, the rest is cut at the bottom edge.
 keyrows = keyrows > 40 ? 40 : keyrows
 key_px = key_slot ? 0 : 24 + 24 * keyrows
-# Panel geometry: left margin, right margin, gap between columns, plot
-# width; per row the panel title, plot height and tick labels; the x axis
-# title once under the bottom row.
-mL = 95
-mR = 25
-gap = 85
-pw = (width - mL - mR - (pcols - 1) * gap) / pcols
+# Per row: the panel title, plot height and tick labels; the x axis title
+# once under the bottom row.
 vT = 30
 ph = npanel > 1 ? 290 : 400
 # A chart script that sets tick_angle (degrees) gets its category tick
@@ -149,9 +163,16 @@ panel_setup = '_c = (pi - 1) % pcols; _r = (pi - 1) / pcols; ' . \
 	'if (pi + pcols > npanel) { set xlabel xlabel noenhanced } else { unset xlabel }'
 # After the first panel: the title is drawn once.
 panel_done = 'unset label 1001; unset label 1002'
+# In panel pi, before its plot: a dotted black line across it at each floor,
+# named under its right end ("fp32 floor"), the previous panel's removed.
+floor_name(k) = floor_ulp ? '1/2 ulp' : (strlen(floor_fmt[k]) > 0 ? floor_fmt[k].' floor' : 'floor')
+floor_draw = 'do for [_k=1:8] { unset arrow 2000 + _k; unset label 2000 + _k }; ' . \
+	'do for [_k=1:nfloor] { _fy = floor_y[(pi - 1) * nfloor + _k]; if (_fy == _fy && _fy > 0) { ' . \
+	'set arrow 2000 + _k from graph 0, first _fy to graph 1, first _fy nohead dt 3 lw 1.5 lc rgb "#000000" front; ' . \
+	'set label 2000 + _k floor_name(_k) at graph 0.99, first _fy right offset 0, -0.6 font ",9" tc rgb "#000000" front noenhanced } }'
 # Before the legend: an empty plot across the bottom strip whose only
 # content is the key; the chart script then plots its styles as NaN.
-_key_common = 'unset border; unset tics; unset xlabel; unset ylabel; unset title; unset grid; ' . \
+_key_common = 'unset arrow; do for [_k=1:8] { unset label 2000 + _k }; unset border; unset tics; unset xlabel; unset ylabel; unset title; unset grid; ' . \
 	'unset logscale; unset xtics; unset ytics; set xrange [0:1]; set yrange [0:1]; '
 if (key_slot) {
 	key_setup = '_c = pcols - 1; _r = prows - 1; ' . \
@@ -159,7 +180,7 @@ if (key_slot) {
 		'set rmargin at screen (mL + _c * (pw + gap) + pw) / (1.0 * width); ' . \
 		'set tmargin at screen 1 - (head_px + _r * (vT + ph + vB) + vT) / (1.0 * height); ' . \
 		'set bmargin at screen 1 - (head_px + _r * (vT + ph + vB) + vT + ph) / (1.0 * height); ' . \
-		_key_common . 'set key center center vertical noenhanced Left reverse samplen 2.5 width 1 spacing 1.3'
+		_key_common . 'set key center center vertical maxrows 15 noenhanced Left reverse samplen 2.5 width 1 spacing 1.15'
 } else {
 	key_setup = 'set lmargin at screen 0.01; set rmargin at screen 0.99; ' . \
 		'set tmargin at screen (key_px - 2.0) / height; set bmargin at screen 0.002; ' . _key_common . \

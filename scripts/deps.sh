@@ -3,6 +3,9 @@
 # Installs them with apt-get when run as root; otherwise prints the command and fails.
 set -u
 PKGS="libmpfr-dev libgmp-dev libcmocka-dev gnuplot-nox clang libomp-dev libclang-rt-14-dev python3-numpy pkg-config groff-base binutils"
+# Optional: Open MPI, for build/skv-mpi (the Makefile builds it, and make
+# check tests it, only when mpicc is found); installed along when root.
+OPT_PKGS="libopenmpi-dev openmpi-bin"
 
 missing=""
 have_header() {
@@ -32,7 +35,21 @@ fuzzer_ok || missing="$missing clang libomp-dev libclang-rt-14-dev"
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
 command -v groff >/dev/null 2>&1 || missing="$missing groff-base"
 command -v readelf >/dev/null 2>&1 || missing="$missing binutils"
+optional=""
+{ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } || optional=" $OPT_PKGS"
+if [ -z "$missing" ] && [ -n "$optional" ]; then
+	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		echo "skv: note: no Open MPI (mpicc, mpirun): build/skv-mpi is not built; install$optional for it" >&2
+		exit 0
+	fi
+	echo "skv: installing$optional with apt-get (for build/skv-mpi)" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 && apt-get install -y -qq $optional >&2 ||
+		echo "skv: note: apt-get could not install$optional: build/skv-mpi is not built" >&2
+	exit 0
+fi
 [ -z "$missing" ] && exit 0
+missing="$missing$optional"
 
 cmd="apt-get update && apt-get install -y$missing"
 if [ "$(id -u)" -ne 0 ]; then

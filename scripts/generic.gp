@@ -35,6 +35,7 @@ set boxwidth bw * 0.85 absolute
 
 do for [pi=1:npanel] {
 	@panel_setup
+	@floor_draw
 	b0 = (pi - 1) * nseries
 	plot for [si=1:nseries] $data index (b0 + si - 1) using (xpos($1, si)):(logy($2)) \
 		with boxes lc color[si] fs solid 0.6 border notitle, \
@@ -44,5 +45,6 @@ do for [pi=1:npanel] {
 }
 @key_setup
 plot for [si=1:nseries] $nan using 1:2 with boxes lc color[si] fs solid 0.6 border title series[si], \
-     $nan using 1:2:3:4 with yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.5 * pscale title extra_key
+     $nan using 1:2:3:4 with yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.5 * pscale title extra_key, \
+     NaN with lines dt 3 lw 1.5 lc rgb '#000000' title floor_entry
 unset multiplot

@@ -1,8 +1,9 @@
 # merge-rule.gp - LSE-weighted merges against the plain mean and sum: per
 # category (x: the merge rule, or the split layout for uneven-splits) and
 # series (colour), a bar at the median error over the trials and an error
-# bar from the smallest to the largest trial, on a log axis; one panel per
-# value of the panel column (the split count for uneven-splits).
+# bar from the smallest to the largest trial, on a log axis, and a dotted
+# line at the floor of each output format; one panel per value of the panel
+# column (the split count for uneven-splits).
 #
 # Redraw one chart by hand:
 #   gnuplot -c scripts/merge-rule.gp DIR/merge-rule.csv DIR/merge-rule.png png
@@ -42,6 +43,7 @@ hatch(k) = k + 2
 bar_note(y) = (y == y) ? (y == 0 ? 'exact 0' : '') : 'NaN'
 do for [pi=1:npanel] {
 	@panel_setup
+	@floor_draw
 	b0 = (pi - 1) * nseries
 	plot for [si=1:nseries] $data index (b0 + si - 1) using (dash[si] == 1 ? xpos($1, si) : NaN):(logy($2)) \
 		with boxes lc color[si] fs solid 0.6 border notitle, \
@@ -58,5 +60,6 @@ plot for [si=1:nseries] $nan using 1:2 with boxes lc color[si] fs solid 0.6 bord
 		title (dash[si] == 1 ? series[si] : ''), \
      for [si=1:nseries] $nan using 1:2 with boxes lc color[si] fs pattern hatch(dash[si]) border \
 		title (dash[si] > 1 ? series[si] : ''), \
-     $nan using 1:2:3:4 with yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.5 * pscale title extra_key
+     $nan using 1:2:3:4 with yerrorbars lc rgb '#000000' lw 1.5 pt 7 ps 0.5 * pscale title extra_key, \
+     NaN with lines dt 3 lw 1.5 lc rgb '#000000' title floor_entry
 unset multiplot

@@ -2,8 +2,9 @@
 # (x) and merge rule (colour), a box from the first to the third quartile
 # over the trials, whiskers from the smallest to the largest trial and a
 # black bar at the median; one panel per value of the panel column (the
-# combine format). The error is in ulps of the output format, so a spread of
-# one unit is one rounding of the result.
+# combine format); a dotted line at 1/2 ulp, the most the exact output
+# rounded once is off. The error is in ulps of the output format at the
+# output's largest element, so a spread of one unit is one rounding of it.
 #
 # Redraw one chart by hand:
 #   gnuplot -c scripts/reduction-order.gp DIR/reduction-order.csv DIR/reduction-order.png png
@@ -37,6 +38,7 @@ set boxwidth bw * 0.85 absolute
 hatch(k) = k + 2
 do for [pi=1:npanel] {
 	@panel_setup
+	@floor_draw
 	b0 = (pi - 1) * nseries
 	plot for [si=1:nseries] $data index (b0 + si - 1) using (dash[si] == 1 ? xpos($1, si) : NaN):5:3:4:6 \
 		with candlesticks whiskerbars 0.6 lc color[si] lw 1.5 fs solid 0.35 border notitle, \
@@ -51,5 +53,6 @@ plot for [si=1:nseries] $nan using 1:2 with boxes lc color[si] lw 1.5 fs solid 0
 		title (dash[si] == 1 ? series[si] : ''), \
      for [si=1:nseries] $nan using 1:2 with boxes lc color[si] lw 1.5 fs pattern hatch(dash[si]) border \
 		title (dash[si] > 1 ? series[si] : ''), \
-     NaN with lines lc rgb '#000000' lw 2.5 title extra_key
+     NaN with lines lc rgb '#000000' lw 2.5 title extra_key, \
+     NaN with lines dt 3 lw 1.5 lc rgb '#000000' title floor_entry
 unset multiplot

@@ -270,6 +270,133 @@ static void bad_x_refused(void **state)
 	results_free(&r);
 }
 
+/* The chart data of chart c for text, as a string. */
+static char *data_of(const char *text, const chart_spec *c)
+{
+	results r = table(text);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	message e = {NULL};
+	if (chart_write_data(f, &r, c, &e) != SKV_OK)
+		fail_msg("%s:%d: chart_write_data: %s", __FILE__, __LINE__, msg_text(&e));
+	assert_int_equal(fclose(f), 0);
+	results_free(&r);
+	return out;
+}
+
+static void has(const char *hay, const char *needle, int line)
+{
+	if (!strstr(hay, needle))
+		fail_msg("%s:%d: \"%s\" not in:\n%s", __FILE__, line, needle, hay);
+}
+#define HAS(hay, needle) has((hay), (needle), __LINE__)
+
+/* The floor lines: one per output format of the drawn points and panel, at
+ * the median of their floor_err medians; the off-scale preset's floor
+ * left out of them and of the range, which takes the floors in. */
+static void floors_per_output_format(void **state)
+{
+	(void)state;
+	static const chart_spec sys = {"generic", CHART_LINES, "splits", "lse_offset", "norm_rel_err", "t", "ref"};
+	static const char text[] =
+		"experiment,preset,output,lse_offset,splits,trial,norm_rel_err,floor_err\n"
+		"t,a,bf16,0,1,0,3e-3,1e-3\nt,a,bf16,0,2,0,3e-3,3e-3\nt,a,bf16,0,4,0,3e-3,2e-3\n"
+		"t,b,fp16,0,1,0,5e-3,2e-5\nt,b,fp16,0,2,0,5e-3,2e-5\nt,b,fp16,0,4,0,5e-3,2e-5\n"
+		"t,c,bf16,50,1,0,3e-3,4e-3\n"
+		"t,ref,fp64,0,1,0,1e-16,1e-17\nt,ref,fp64,50,1,0,1e-16,1e-17\n";
+	chart_plan p;
+	results r;
+	plan(&p, &r, text, &sys);
+	assert_int_equal(p.floor_ulp, 0);
+	assert_int_equal(p.nfloor, 2); /* bf16, fp16; not the off-scale fp64 */
+	assert_string_equal(p.floor_fmt[0], "bf16");
+	assert_string_equal(p.floor_fmt[1], "fp16");
+	assert_int_equal(p.panel.n, 2);
+	CHECK_DBL(p.floor[0], 2e-3); /* offset 0, bf16: median of 1e-3, 3e-3, 2e-3 */
+	CHECK_DBL(p.floor[1], 2e-5); /* offset 0, fp16 */
+	CHECK_DBL(p.floor[2], 4e-3); /* offset 50, bf16: c alone */
+	assert_true(isnan(p.floor[3])); /* offset 50 has no fp16 */
+	CHECK_DBL(p.ymin, 1e-5);      /* the fp16 floor 2e-5 / 2 */
+	CHECK_DBL(p.ymax, 1e-2);
+	done(&p, &r);
+	char *d = data_of(text, &sys);
+	HAS(d, "nfloor = 2\nfloor_ulp = 0\narray floor_fmt[2] = ['bf16', 'fp16']\n");
+	HAS(d, "array floor_y[4] = [0.002, 2.0000000000000002e-05, 0.0040000000000000001, NaN]\n");
+	free(d);
+	/* a ulp metric: the 1/2 bound, once per panel; no floor_err column: none */
+	static const chart_spec ulps = {"generic", CHART_BOXES, "order", NULL, "norm_ulp_err", "t", NULL};
+	plan(&p, &r, "experiment,order,output,trial,norm_rel_err,norm_ulp_err\nt,seq,fp32,0,1e-7,3\nt,rev,fp32,0,1e-7,900\n",
+	     &ulps);
+	assert_int_equal(p.floor_ulp, 1);
+	assert_int_equal(p.nfloor, 1);
+	CHECK_DBL(p.floor[0], 0.5);
+	CHECK_DBL(p.ymin, 0.1); /* 0.5 / 2 -> 0.1: the bound is on the axis */
+	done(&p, &r);
+	plan(&p, &r, "experiment,splits,trial,norm_rel_err\nt,1,0,1e-3\nt,2,0,2e-3\n", &lines);
+	assert_int_equal(p.nfloor, 0);
+	done(&p, &r);
+}
+
+/* A curve on an earlier one is named in the chart's note, with two keys as
+ * with one (then it is also dashed). */
+static void curves_under_others_noted(void **state)
+{
+	(void)state;
+	static const char text[] = "experiment,splits,partial,merge,trial,norm_rel_err\n"
+				   "t,1,fp32,onepass,0,1e-6\nt,2,fp32,onepass,0,2e-6\n"
+				   "t,1,fp64,onepass,0,1.01e-6\nt,2,fp64,onepass,0,2e-6\n"
+				   "t,1,fp32,pairwise,0,1e-6\nt,2,fp32,pairwise,0,2.02e-6\n"
+				   "t,1,fp16,pairwise,0,1e-3\nt,2,fp16,pairwise,0,2e-3\n";
+	chart_plan p;
+	results r;
+	plan(&p, &r, text, &lines);
+	assert_int_equal(p.series.n, 4);
+	CHECK_SIZES(p.under, SIZE_MAX, 0, 0, SIZE_MAX);
+	CHECK_SIZES(p.dash, 1, 1, 2, 2); /* the second key (merge) claims the dash */
+	done(&p, &r);
+	char *d = data_of(text, &lines);
+	HAS(d, "note = 'partial fp64, onepass and partial fp32, pairwise lie on partial fp32, onepass (within 2%)'");
+	free(d);
+	/* one curve under another: "lies" */
+	d = data_of("experiment,splits,partial,trial,norm_rel_err\nt,1,fp32,0,1e-6\nt,1,fp64,0,1e-6\n", &lines);
+	HAS(d, "note = 'partial fp64 lies on partial fp32 (within 2%)'");
+	free(d);
+}
+
+/* A heatmap: one column per x value whatever they are, the curves as its
+ * rows (named on the axis, no legend), the colour range from the medians
+ * alone, and the grid of log10 medians per panel with NaN where a median
+ * is not positive. */
+static void heatmap_grid(void **state)
+{
+	(void)state;
+	static const chart_spec heat = {"heatmap", CHART_HEATMAP, "splits", "lse", "norm_rel_err", "t", NULL};
+	static const char text[] = "experiment,splits,lse_offset,lse,trial,norm_rel_err\n"
+				   "t,2,1000,fp16,0,1e-2\nt,2,1000,fp16,1,1e-1\nt,4,1000,fp16,0,1e-1\n"
+				   "t,2,1000.5,fp16,0,1\nt,4,1000.5,fp16,0,0\n"
+				   "t,2,1000,bf16,0,1e-3\nt,4,1000,bf16,0,1e-3\nt,2,1000.5,bf16,0,1e-3\nt,4,1000.5,bf16,0,1e-3\n";
+	chart_plan p;
+	results r;
+	plan(&p, &r, text, &heat);
+	assert_int_equal(p.xcat, 1); /* all positive, yet categories */
+	assert_int_equal(p.ncat, 2);
+	assert_int_equal(p.series.n, 2); /* the offsets */
+	assert_int_equal(p.panel.n, 2);  /* the formats */
+	assert_int_equal(p.legend, 0);
+	assert_int_equal(p.nfloor, 0);
+	/* medians 1e-3 .. 1 (trials 1e-2 and 1e-1 give 0.055): 5e-4 -> 1e-4, 2 -> 10 */
+	CHECK_DBL(p.ymin, 1e-4);
+	CHECK_DBL(p.ymax, 10);
+	done(&p, &r);
+	char *d = data_of(text, &heat);
+	HAS(d, "array rowlab[2] = ['1000', '1000.5']\n");
+	HAS(d, "$grid << EOD\n# panel 1\n1 1 -1.25964\n2 1 -1\n\n1 2 0\n2 2 NaN\n\n\n# panel 2\n1 1 -3\n");
+	assert_null(strstr(d, "too many to name"));
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +407,9 @@ int main(void)
 		cmocka_unit_test(legend_dropped_past_40),
 		cmocka_unit_test(boxes_log_past_two_decades),
 		cmocka_unit_test(bad_x_refused),
+		cmocka_unit_test(floors_per_output_format),
+		cmocka_unit_test(curves_under_others_noted),
+		cmocka_unit_test(heatmap_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

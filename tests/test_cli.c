@@ -412,7 +412,7 @@ static void test_main_bad_input(void **state)
 	{
 		char *argv[] = {"skv", "frobnicate"};
 		check_main_fails(2,
-				 "skv: unknown command 'frobnicate' (expected list, run, suite, report, recommend, mma; see skv "
+				 "skv: unknown command 'frobnicate' (expected list, run, suite, merge, report, recommend, mma, grade, export; see skv "
 				 "--help)\n",
 				 2, argv, NULL, __LINE__);
 	}
@@ -507,7 +507,10 @@ static void test_main_help_and_list(void **state)
 	{
 		char *argv[] = {"skv", "run", "split-count", "--help"};
 		assert_int_equal(run_main(out, sizeof out, err, sizeof err, 4, argv), 0);
-		assert_non_null(strstr(out, "default 1,2,4,8,16,32,64,128,256,512,1024;"));
+		/* every count from 1 to 64, then the larger powers of two */
+		assert_non_null(strstr(out, "default 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,"
+					    "26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,"
+					    "50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,128,256,512,1024;"));
 		assert_null(strstr(out, "--causal"));
 	}
 	{
@@ -561,8 +564,8 @@ static void test_main_run_and_suite(void **state)
 		"splits,layout,block_size,causal,"
 		"compute,p,lse_base,partial,lse,combine,output,blocks,acc,formula,lanes,lane_keys,math,merge,order,empty,"
 		"merge_threads,round_states,norm,trials,seed,"
-		"trial,max_abs_err,max_rel_err,norm_rel_err,ulp_err,lse_err,floor_err,orig_max_abs_err,orig_norm_rel_err,"
-		"orig_lse_err,out_state,lse_state\n";
+		"trial,max_abs_err,max_rel_err,norm_rel_err,ulp_err,norm_ulp_err,lse_err,floor_err,orig_max_abs_err,"
+		"orig_norm_rel_err,orig_lse_err,out_state,lse_state\n";
 	assert_true(strncmp(csv, header, strlen(header)) == 0);
 	const char *row0 = "merge-rule,none,64,8,gaussian,1,fp64,none,none,values,0,0,4,even,128,,fp64,fp64,2,fp64,fp64,fp64,fp64,forward,"
 			   "compute,skv,0,0,exact,onepass,seq,guard,1,0,div,2,1,0,";
@@ -575,7 +578,16 @@ static void test_main_run_and_suite(void **state)
 	char *meta = slurp(path);
 	assert_non_null(meta);
 	assert_non_null(strstr(meta, "command: skv run merge-rule --ctx=64 --splits=4 --trials=2"));
-	assert_non_null(strstr(meta, "reproduce: skv run merge-rule --preset=none --ctx=64 --head-dim=8"));
+	/* the rerun command starts with the checkout's skv as typed from here
+	 * (build/skv from the root, where make check runs): one that runs */
+	const char *rep = strstr(meta, "reproduce: ");
+	assert_non_null(rep);
+	rep += strlen("reproduce: ");
+	char prog[1024];
+	snprintf(prog, sizeof prog, "%.*s", (int)strcspn(rep, " "), rep);
+	assert_true(strlen(prog) > 4 && strcmp(prog + strlen(prog) - 4, "/skv") == 0 && access(prog, X_OK) == 0);
+	const char *args = " run merge-rule --preset=none --ctx=64 --head-dim=8";
+	assert_true(strncmp(rep + strlen(prog), args, strlen(args)) == 0);
 	assert_non_null(strstr(meta, "mpfr_version: "));
 	snprintf(path, sizeof path, "%s/merge-rule.md", dir);
 	char *md = slurp(path);

@@ -142,7 +142,7 @@ static void test_bad_caches(void **state)
 		{{"--kv-cache=e2m1", "--kv-scale=mx", "--head-dim=48"}, "--head-dim=48: mx blocks of 32 do not divide"},
 		{{"--kv-cache=e2m1", "--kv-scale=nvfp4", "--head-dim=24"}, "blocks of 16 (nvfp4, sglang-fp4) do not divide"},
 		{{"--kv-cache=e4m3", "--kv-scale=tensor", "--kv-scale-value=-1"}, "--kv-scale-value=-1 is out of range"},
-		{{"--kv-cache=e4m3", "--kv-scale=tensor", "--kv-scale-value=1e-50"}, "--kv-scale-value=1e-50 --head-dim=128: a given KV scale must be finite and positive"},
+		{{"--kv-cache=e4m3", "--kv-scale=tensor", "--kv-scale-value=1e-50", "--head-dim=32"}, "--kv-scale-value=1e-50 --head-dim=32: a given KV scale must be finite and positive"},
 		{{"--kv-cache=e4m3", "--kv-scale=token", "--kv-scale-value=2"}, "takes no given scale"},
 		{{"--kv-cache=e4m3", "--kv-scale=mx", "--kv-deq=scores"}, "scores placement needs one scale per tensor"},
 		{{"--kv-cache=e4m3", "--kv-scale=sglang-fp4"}, "sglang-fp4 scales hold e2m1 values only"},

@@ -136,6 +136,46 @@ static void test_errors_hand(void **state)
 	CHECK_BITS("ulp", e.ulp, 1.0);
 	const double want = sqrt(0x1p-104 + 0x1p-110 + 0x1p-108) / sqrt(1 + 4 + 0.25);
 	CHECK_LE("norm_rel", fabs(e.norm_rel - want), 4 * DBL_EPSILON * want);
+	/* normwise: the largest error 2^-52 in ulps of the largest truth,
+	 * 2 - 2^-55 in [1, 2): 2^-52 / 2^-52 */
+	CHECK_BITS("norm_ulp", e.norm_ulp, 1.0);
+}
+
+/* The normwise ulp count by hand: one near-zero element sets the
+ * elementwise count, not the normwise one. */
+static void test_norm_ulp_hand(void **state)
+{
+	(void)state;
+	skv_errors e;
+	/* fp16 output: truths 1000 (spacing 0.5) and 2^-20 (subnormal, spacing
+	 * 2^-24); errors 0.25 and 2^-22 */
+	const skv_dd t[] = {dd(1000.0, 0.0), dd(0x1p-20, 0.0)};
+	const double c[] = {1000.25, 0x1p-20 + 0x1p-22};
+	CHECK_OK(skv_errors_compute(&e, c, t, 2, SKV_FP16));
+	CHECK_BITS("elementwise: the tiny element's 4 ulps", e.ulp, 4.0);
+	CHECK_BITS("normwise: 0.25 in ulps of 1000", e.norm_ulp, 0.5);
+	/* the largest error on a small element: 2^-12 in ulps of 1000 */
+	const double c2[] = {1000.0, 0x1p-20 + 0x1p-12};
+	CHECK_OK(skv_errors_compute(&e, c2, t, 2, SKV_FP16));
+	CHECK_BITS("normwise, error on the small element", e.norm_ulp, 0x1p-12 / 0.5);
+	/* the largest truth just below a power of two (t = 2 - 2^-60, hi = 2):
+	 * the spacing of [1, 2), 2^-52 in fp64, not 2^-51 */
+	const skv_dd t3[] = {dd(2.0, -0x1p-60), dd(-0.5, 0.0)};
+	const double c3[] = {2.0, -0.5 + 0x1p-52};
+	CHECK_OK(skv_errors_compute(&e, c3, t3, 2, SKV_FP64));
+	CHECK_BITS("normwise below a power of two", e.norm_ulp, 1.0);
+	/* the same magnitude with lo away from zero, later in the vector, wins:
+	 * 2 + 2^-60 lies in [2, 4), spacing 2^-51 */
+	const skv_dd t4[] = {dd(2.0, -0x1p-60), dd(-2.0, -0x1p-60)};
+	const double c4[] = {2.0 - 0x1p-52, -2.0};
+	CHECK_OK(skv_errors_compute(&e, c4, t4, 2, SKV_FP64));
+	CHECK_BITS("normwise, largest magnitude found past a tie of hi", e.norm_ulp, (0x1p-52 - 0x1p-60) / 0x1p-51);
+	/* every truth 0: the spacing at 0, as elementwise */
+	const skv_dd z[] = {dd(0.0, 0.0), dd(-0.0, 0.0)};
+	const double cz[] = {0.0, 0x1p-140};
+	CHECK_OK(skv_errors_compute(&e, cz, z, 2, SKV_FP32));
+	CHECK_BITS("normwise, zero truth", e.norm_ulp, 0x1p-140 / 0x1p-149);
+	CHECK_BITS("normwise, zero truth = elementwise", e.norm_ulp, e.ulp);
 }
 
 /* The truth just below a power of two: its ulp is that of the binade below. */
@@ -215,18 +255,20 @@ static void test_errors_nan_inf(void **state)
 		double c[] = {1.0, 2.0, 3.0};
 		c[pos] = NAN;
 		CHECK_OK(skv_errors_compute(&e, c, t, 3, SKV_FP16));
-		assert_true(isnan(e.max_abs) && isnan(e.max_rel) && isnan(e.norm_rel) && isnan(e.ulp));
+		assert_true(isnan(e.max_abs) && isnan(e.max_rel) && isnan(e.norm_rel) && isnan(e.ulp) &&
+			    isnan(e.norm_ulp));
 	}
 	const skv_dd tn[] = {dd(1.0, 0.0), dd(NAN, 0.0)};
 	const double cn[] = {1.0, 1.0};
 	CHECK_OK(skv_errors_compute(&e, cn, tn, 2, SKV_FP16));
-	assert_true(isnan(e.max_abs) && isnan(e.max_rel) && isnan(e.norm_rel) && isnan(e.ulp));
+	assert_true(isnan(e.max_abs) && isnan(e.max_rel) && isnan(e.norm_rel) && isnan(e.ulp) && isnan(e.norm_ulp));
 	const double ci[] = {1.0, INFINITY, 3.0};
 	CHECK_OK(skv_errors_compute(&e, ci, t, 3, SKV_FP16));
 	CHECK_BITS("inf: max_abs", e.max_abs, INFINITY);
 	CHECK_BITS("inf: max_rel", e.max_rel, INFINITY);
 	CHECK_BITS("inf: norm_rel", e.norm_rel, INFINITY);
 	CHECK_BITS("inf: ulp", e.ulp, INFINITY);
+	CHECK_BITS("inf: norm_ulp", e.norm_ulp, INFINITY);
 	/* an infinite truth matched exactly contributes nothing */
 	const skv_dd tinf[] = {dd(INFINITY, 0.0), dd(1.0, 0.0)};
 	const double cinf[] = {INFINITY, 1 + 0x1p-52};
@@ -234,6 +276,8 @@ static void test_errors_nan_inf(void **state)
 	CHECK_BITS("matched inf: max_abs", e.max_abs, 0x1p-52);
 	CHECK_BITS("matched inf: max_rel", e.max_rel, 0x1p-52);
 	CHECK_BITS("matched inf: ulp", e.ulp, 1.0);
+	/* the largest truth is infinite: the spacing of fp64's top binade */
+	CHECK_BITS("matched inf: norm_ulp", e.norm_ulp, 0x1p-52 / 0x1p971);
 	CHECK_BITS("matched inf: norm_rel (finite error, infinite truth)", e.norm_rel, 0.0);
 }
 
@@ -263,8 +307,8 @@ static void test_errors_vs_mpfr(void **state)
 	enum { N = 500, ROUNDS = 40 };
 	skv_rng r;
 	skv_rng_seed(&r, 33);
-	mpfr_t x, err, num, den, m;
-	mpfr_inits2(212, x, (mpfr_ptr)0);
+	mpfr_t x, err, num, den, m, big;
+	mpfr_inits2(212, x, big, (mpfr_ptr)0);
 	mpfr_inits2(1200, err, num, den, m, (mpfr_ptr)0);
 	skv_dd t[N];
 	double c[N];
@@ -273,6 +317,7 @@ static void test_errors_vs_mpfr(void **state)
 		double max_abs = 0, max_rel = 0, max_ulp = 0;
 		mpfr_set_zero(num, 1);
 		mpfr_set_zero(den, 1);
+		mpfr_set_zero(big, 1);
 		for (size_t i = 0; i < N; i++) {
 			random_value(&r, x);
 			t[i] = dd_of(x);
@@ -296,7 +341,14 @@ static void test_errors_vs_mpfr(void **state)
 			max_ulp = fmax(max_ulp, mpfr_get_d(m, MPFR_RNDN));
 			mpfr_fma(num, err, err, num, MPFR_RNDN);
 			mpfr_fma(den, x, x, den, MPFR_RNDN);
+			if (mpfr_cmpabs(x, big) > 0)
+				mpfr_abs(big, x, MPFR_RNDN);
 		}
+		/* normwise ulps: the largest exact error over the spacing of f at
+		 * the largest |x|, clamped as above */
+		long eb = (long)mpfr_get_exp(big) - 1;
+		eb = eb < skv_format_emin(f) ? skv_format_emin(f) : eb > skv_format_emax(f) ? skv_format_emax(f) : eb;
+		const double norm_ulp = ldexp(max_abs, -(int)(eb - skv_format_precision(f) + 1));
 		mpfr_div(num, num, den, MPFR_RNDN);
 		mpfr_sqrt(num, num, MPFR_RNDN);
 		const double norm = mpfr_get_d(num, MPFR_RNDN);
@@ -306,13 +358,14 @@ static void test_errors_vs_mpfr(void **state)
 		 * a few roundings of double arithmetic */
 		const double tol = 0x1p-48;
 		if (!(fabs(e.max_abs - max_abs) <= tol * max_abs) || !(fabs(e.max_rel - max_rel) <= tol * max_rel) ||
-		    !(fabs(e.ulp - max_ulp) <= tol * max_ulp) || !(fabs(e.norm_rel - norm) <= tol * norm))
-			fail_msg("%s:%d: round %d (rng seed 33) fmt %d: got abs %a rel %a ulp %a norm %a, MPFR "
-				 "%a %a %a %a",
-				 __FILE__, __LINE__, round, (int)f, e.max_abs, e.max_rel, e.ulp, e.norm_rel,
-				 max_abs, max_rel, max_ulp, norm);
+		    !(fabs(e.ulp - max_ulp) <= tol * max_ulp) || !(fabs(e.norm_rel - norm) <= tol * norm) ||
+		    !(fabs(e.norm_ulp - norm_ulp) <= tol * norm_ulp) || !(e.norm_ulp <= e.ulp))
+			fail_msg("%s:%d: round %d (rng seed 33) fmt %d: got abs %a rel %a ulp %a norm %a norm_ulp %a, "
+				 "MPFR %a %a %a %a %a",
+				 __FILE__, __LINE__, round, (int)f, e.max_abs, e.max_rel, e.ulp, e.norm_rel, e.norm_ulp,
+				 max_abs, max_rel, max_ulp, norm, norm_ulp);
 	}
-	mpfr_clears(x, err, num, den, m, (mpfr_ptr)0);
+	mpfr_clears(x, err, num, den, m, big, (mpfr_ptr)0);
 }
 
 static void test_errors_bad_input(void **state)
@@ -438,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_abs_err_vs_mpfr),
 		cmocka_unit_test(test_errors_hand),
 		cmocka_unit_test(test_errors_ulp_binade),
+		cmocka_unit_test(test_norm_ulp_hand),
 		cmocka_unit_test(test_errors_formats),
 		cmocka_unit_test(test_errors_zero_truth),
 		cmocka_unit_test(test_errors_nan_inf),

@@ -94,7 +94,7 @@ const experiment exp_block_size = {
 	 "non-causal one decode row."},
 	"Online softmax attention (no splits): how the block size, and with it the number of rescalings of the "
 	 "running state, changes the error in each compute format, for one decode row and for causal attention.",
-	{"block-size", CHART_LINES, "block_size", "dist", "norm_rel_err",
+	{"split-count", CHART_LINES, "block_size", "dist", "norm_rel_err",
 	 "online softmax attention error against its block size", NULL},
 	block_size,
 };

@@ -99,9 +99,11 @@ const char *narr_sep(size_t i, size_t n) { return i == 0 ? "" : i + 1 == n ? " a
 void narr_unit(char *buf, size_t n, const results *r, size_t m)
 {
 	const char *name = csv_colname(&r->csv, r->metric_col[m]);
+	const char *out = results_varies(r, "output") ? NULL : results_get(r, 0, "output");
 	if (strcmp(name, "ulp_err") == 0) {
-		const char *out = results_varies(r, "output") ? NULL : results_get(r, 0, "output");
 		snprintf(buf, n, "ulps of %s", out && *out ? out : "the output format");
+	} else if (strcmp(name, "norm_ulp_err") == 0) {
+		snprintf(buf, n, "ulps of %s at the output's largest element", out && *out ? out : "the output format");
 	} else {
 		snprintf(buf, n, "(%s)", name);
 	}
@@ -141,6 +143,62 @@ int narr_is_weighted(const char *merge)
 		if (merge && strcmp(merge, narr_weighted[i]) == 0)
 			return 1;
 	return 0;
+}
+
+/* -------------------------------------------------------------- jumps */
+
+/* The curve of the largest jump among those whose `by` group is j. */
+static size_t top_jump(const find_jump *t, const narr_curves *cv, const groups *byv, size_t j)
+{
+	size_t top = NO_GROUP;
+	for (size_t i = 0; i < cv->g.n; i++)
+		if (byv->of_point[cv->g.first[i]] == j && !isnan(t[i].ratio) && (top == NO_GROUP || t[i].ratio > t[top].ratio))
+			top = i;
+	return top;
+}
+
+int narr_jumps(FILE *f, const results *r, size_t m, const char *by, narr_jump *best, message *e)
+{
+	const char *ex[] = {"splits"};
+	narr_curves cv;
+	groups byv;
+	int per = by && results_varies(r, by);
+	if (best)
+		best->ratio = NAN;
+	int rc = narr_curves_make(&cv, r, ex, 1, NULL, NULL, sizeof(find_jump));
+	if (rc)
+		return rc;
+	if ((rc = groups_make(&byv, r, &by, per ? 1 : 0, NULL, NULL))) {
+		narr_curves_free(&cv);
+		return rc;
+	}
+	const find_jump *t = cv.per;
+	rc = find_jumps(cv.per, r, &cv.g, "splits", m, 2, 64, 1, e);
+	size_t shown = 0, n = 0;
+	for (size_t j = 0; !rc && j < byv.n; j++)
+		n += top_jump(t, &cv, &byv, j) != NO_GROUP;
+	for (size_t j = 0; !rc && j < byv.n; j++) {
+		size_t i = top_jump(t, &cv, &byv, j);
+		if (i == NO_GROUP)
+			continue;
+		char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], d[NARR_NUM], q[NARR_NUM], lab[NARR_LABEL], who[NARR_LABEL];
+		if (!shown)
+			fputs(" Between neighbouring split counts (2 to 64) the median moves by up to a factor of ", f);
+		narr_group_label(lab, &cv.g, r, i, per ? by : NULL);
+		if (per)
+			label_value(who, sizeof who, by, groups_value(&byv, r, j, 0));
+		fprintf(f, "%s%s%s%s (%s%s%s at S = %s, %s at S = %s)", narr_sep(shown, n), narr_num(q, t[i].ratio),
+			per ? " with " : "", per ? who : "", lab, *lab ? ": " : "", narr_num(a, t[i].y_a),
+			narr_val(b, t[i].x_a), narr_num(c, t[i].y_b), narr_val(d, t[i].x_b));
+		if (best && !(t[i].ratio <= best->ratio))
+			*best = (narr_jump){t[i].ratio, cv.g.first[i], t[i].x_a, t[i].y_a, t[i].x_b, t[i].y_b};
+		shown++;
+	}
+	if (shown)
+		fputs(".", f);
+	groups_free(&byv);
+	narr_curves_free(&cv);
+	return rc;
 }
 
 /* ------------------------------------------------------------- generic */

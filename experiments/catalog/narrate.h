@@ -72,6 +72,23 @@ enum { NARR_NWEIGHTED = 3 };
 extern const char *const narr_weighted[NARR_NWEIGHTED];
 int narr_is_weighted(const char *merge);
 
+/* The erratic part along the split counts: per value of column `by` (the
+ * LSE format; NULL or not a varying column: all curves together), the
+ * largest ratio between the medians at neighbouring split counts 2 to 64
+ * over its curves (the groups of the other varying parameters), written as
+ * " Between neighbouring split counts (2 to 64) the median moves by up to
+ * a factor of 35 with LSE bf16 (LSE offset 1000: 0.9 at S = 12, 0.026 at
+ * S = 13), ...". *best (when not NULL) gets the largest of them: its ratio
+ * (NaN when no curve has two neighbouring counts; nothing is written
+ * then) and a point of its curve. */
+typedef struct {
+	double ratio;
+	size_t point;
+	double s_a, y_a, s_b, y_b;
+} narr_jump;
+
+int narr_jumps(FILE *f, const results *r, size_t m, const char *by, narr_jump *best, message *e);
+
 /* The findings of an experiment that has no narrator of its own: the
  * median error at its best and worst points. */
 int narr_generic(FILE *f, const results *r, message *e);

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/grade_cmd.h"
 #include "cli/mma_cmd.h"
+#include "cli/shard.h"
 #include "report/gnuplot.h"
 #include "report/report.h"
 #include "core/recommend.h"
@@ -30,6 +32,12 @@ static void usage(FILE *f)
 		"  skv suite FILE [--PARAM=V]... [--out=DIR]\n"
 		"                                    run each 'run EXPERIMENT --flags' line of FILE\n"
 		"                                    (# comments); flags after FILE override every line\n"
+		"  skv suite FILE --shard=K/N [--out=DIR]\n"
+		"                                    run shard K of N of the suite's work units into DIR\n"
+		"  skv merge OUT SHARD_DIR...        check that the shards make one whole run and write\n"
+		"                                    its files into OUT, as one skv suite would have\n"
+		"  (run and suite take --resume: continue an interrupted run from its journal;\n"
+		"   --estimate: print the work units and their estimated CPU time, run nothing)\n"
 		"  skv report DIR                    redraw charts and REPORT.md from DIR's CSV files\n"
 		"  skv recommend --batch=B --heads=H --kv-heads=K --ctx=N --sms=M [--preset=P] ...\n"
 		"                                    pick a split count from measured error and the\n"
@@ -37,6 +45,10 @@ static void usage(FILE *f)
 		"  skv mma --gpu=NAME --input=FMT --output=FMT --a=FILE --b=FILE [--c=FILE] [--check=FILE]\n"
 		"                                    a tensor-core model on recorded vectors; --check\n"
 		"                                    counts the bit-for-bit matches (skv mma --help)\n"
+		"  skv grade DUMP [--identify] ...   a real kernel's dumped tensors against the exact truth;\n"
+		"                                    --identify ranks the presets (skv grade --help)\n"
+		"  skv export --out=PATH [--preset=P,...] ...\n"
+		"                                    an skv problem and presets' results as .npy/.safetensors\n"
 		"  skv --version                     print the version\n"
 		"\n"
 		"output, per experiment, in --out (default results/, created if missing):\n"
@@ -130,7 +142,7 @@ static void experiment_help(FILE *f, const run_spec *s)
 
 /* The command line as one string, each argument quoted for the shell when
  * it holds anything but plain characters. */
-static char *join_args(int argc, char **argv)
+char *cli_join_args(int argc, char **argv)
 {
 	size_t n = 1;
 	for (int i = 0; i < argc; i++)
@@ -216,29 +228,6 @@ int cli_fail(message *e, int st)
 	return cli_exit_status(st);
 }
 
-int cli_execute(const run_spec *s, const char *command, message *e)
-{
-	sweep_result r;
-	memset(&r, 0, sizeof r);
-	FILE *progress = isatty(fileno(stderr)) ? stderr : NULL;
-	int st = sweep_run(&r, s, progress, e);
-	if (st == SKV_OK)
-		st = output_write(s, &r, command, e);
-	if (st != SKV_OK) {
-		sweep_result_free(&r);
-		return st;
-	}
-	fputs("skv: ", stderr);
-	fputs(s->exp->name, stderr);
-	fputs(": seed ", stderr);
-	spec_seed_list(stderr, s);
-	fprintf(stderr, ", %zu point%s x %llu trial%s, %.1f s -> %s/%s.csv\n", r.npoints, r.npoints == 1 ? "" : "s",
-		(unsigned long long)r.trials, r.trials == 1 ? "" : "s", r.wall_s, s->shown_out ? s->shown_out : s->out,
-		s->exp->name);
-	sweep_result_free(&r);
-	return SKV_OK;
-}
-
 static int has_help(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++)
@@ -267,19 +256,27 @@ static int cmd_run(int argc, char **argv, const char *command)
 		spec_free(&s);
 		return 0;
 	}
-	st = spec_args(&s, argc - 1, argv + 1, &e);
+	shard_mode m;
+	memset(&m, 0, sizeof m);
+	char *source = NULL, **rest = malloc((size_t)argc * sizeof *rest);
+	int nrest = 0;
+	st = rest ? shard_run_args(&m, &source, rest, &nrest, argc, argv, &e) : SKV_ENOMEM;
+	if (!rest)
+		msg_set(&e, "skv: out of memory");
+	if (st == SKV_OK)
+		st = spec_args(&s, nrest, rest, &e);
 	if (st == SKV_OK)
 		st = spec_check(&s, &e);
-	if (st == SKV_OK)
+	if (st == SKV_OK && !m.estimate)
 		st = outdir_prepare(s.out, &e);
-	if (st == SKV_OK)
+	if (st == SKV_OK && !m.estimate)
 		st = outdir_lock(s.out, command, &e);
-	if (st != SKV_OK) {
-		spec_free(&s);
-		return cli_fail(&e, st);
-	}
-	st = cli_execute(&s, command, &e);
+	m.shard_dir = s.out; /* a shard's folder: the run's files are merge's to write */
+	if (st == SKV_OK)
+		st = shard_execute(&s, 1, &m, command, &e);
 	spec_free(&s);
+	free(rest);
+	free(source);
 	return st == SKV_OK ? 0 : cli_fail(&e, st);
 }
 
@@ -323,17 +320,22 @@ int cli_main(int argc, char **argv)
 		return rec_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "mma") == 0)
 		return mma_cmd_main(argc - 1, argv + 1, stdout, stderr);
-	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "suite") != 0) {
-		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, report, recommend, mma; see skv --help)\n", cmd);
+	if (strcmp(cmd, "grade") == 0)
+		return grade_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "export") == 0)
+		return export_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") != 0 && strcmp(cmd, "suite") != 0 && strcmp(cmd, "merge") != 0) {
+		fprintf(stderr, "skv: unknown command '%s' (expected list, run, suite, merge, report, recommend, mma, grade, export; see skv --help)\n", cmd);
 		return cli_exit_status(SKV_EINVAL);
 	}
-	char *command = join_args(argc, argv);
+	char *command = cli_join_args(argc, argv);
 	if (!command) {
 		fprintf(stderr, "skv: out of memory\n");
 		return cli_exit_status(SKV_ENOMEM);
 	}
-	int st = strcmp(cmd, "run") == 0 ? cmd_run(argc - 2, argv + 2, command)
-					 : suite_main(argc - 2, argv + 2, command);
+	int st = strcmp(cmd, "run") == 0     ? cmd_run(argc - 2, argv + 2, command)
+		 : strcmp(cmd, "merge") == 0 ? merge_main(argc - 2, argv + 2, command)
+					     : suite_main(argc - 2, argv + 2, command);
 	free(command);
 	return st;
 }

@@ -38,9 +38,6 @@ int list_main(int argc, char **argv, FILE *out, message *e);
 
 /* The whole program: argv as main receives it. Returns the exit status. */
 int cli_main(int argc, char **argv);
-/* Runs a checked spec whose --out is prepared and locked, writes its files
- * and prints the one-line summary; an exit status, with a message in e. */
-int cli_execute(const run_spec *s, const char *command, message *e);
 /* `skv suite FILE [--flags] [--out=DIR] [--report]` (argv after "suite"). */
 int suite_main(int argc, char **argv, const char *command);
 /* Parses and checks a suite's text (modified in place: lines are cut at
@@ -49,6 +46,15 @@ int suite_main(int argc, char **argv, const char *command);
  * with a message in e. */
 int suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int argc, char **argv,
 			message *e);
+/* The same, keeping the checked specs: *specs[0..*n) (spec_free each, then
+ * free the array); the flags --shard, --resume and --estimate go to *mode
+ * and --report to *report (either may be NULL). */
+struct shard_mode_s;
+int suite_load(run_spec **specs, size_t *n, struct shard_mode_s *mode, int *report, const char *file, char *text,
+	       size_t len, int argc, char **argv, message *e);
+/* A suite file's text: a regular file of at most 16 MiB, read whole;
+ * *text malloc'd and NUL-terminated. SKV_EIO with a message. */
+int suite_read(char **text, size_t *len, const char *file, message *e);
 /* The exit status of a command whose work returned `status`: 0 for SKV_OK,
  * 2 for a request that is itself wrong (SKV_EINVAL, SKV_ERANGE: a flag, a
  * value, a file that cannot be what was asked), 1 when running it failed
@@ -63,6 +69,9 @@ int cli_fail(message *e, int st);
  * refuses to start without it. */
 int cli_mpfr_check(int thread_safe, message *e);
 
+/* The command line as one string (malloc'd; NULL when out of memory), each
+ * argument quoted for the shell when it holds anything but plain characters. */
+char *cli_join_args(int argc, char **argv);
 /* Prints text word-wrapped to `width` columns, every line after the first
  * indented by `indent` spaces (the first starts at column `col`). */
 void cli_wrap(FILE *f, const char *text, int col, int indent, int width);

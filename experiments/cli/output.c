@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "core/stats.h"
 #include "io/csv.h"
+#include "io/self.h"
 
 extern char **environ;
 
@@ -29,6 +30,7 @@ static double m_abs(const sweep_row *r) { return r->err.max_abs; }
 static double m_rel(const sweep_row *r) { return r->err.max_rel; }
 static double m_norm(const sweep_row *r) { return r->err.norm_rel; }
 static double m_ulp(const sweep_row *r) { return r->err.ulp; }
+static double m_nulp(const sweep_row *r) { return r->err.norm_ulp; }
 static double m_lse(const sweep_row *r) { return r->lse_err; }
 static double m_floor(const sweep_row *r) { return r->floor.norm_rel; }
 /* The second reference (the original K and V, before a KV cache stored
@@ -40,9 +42,9 @@ static double m_norm_o(const sweep_row *r) { return r->err_orig.norm_rel; }
 static double m_lse_o(const sweep_row *r) { return r->lse_err_orig; }
 
 static const metric metrics[] = {
-	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp}, {"lse_err", m_lse},
-	{"floor_err", m_floor}, {"orig_max_abs_err", m_abs_o}, {"orig_norm_rel_err", m_norm_o},
-	{"orig_lse_err", m_lse_o},
+	{"max_abs_err", m_abs}, {"max_rel_err", m_rel}, {"norm_rel_err", m_norm}, {"ulp_err", m_ulp},
+	{"norm_ulp_err", m_nulp}, {"lse_err", m_lse}, {"floor_err", m_floor}, {"orig_max_abs_err", m_abs_o},
+	{"orig_norm_rel_err", m_norm_o}, {"orig_lse_err", m_lse_o},
 };
 enum { NMETRICS = sizeof metrics / sizeof metrics[0] };
 
@@ -155,7 +157,10 @@ int output_md(FILE *f, const run_spec *s, const sweep_result *r)
 		fprintf(f, "%s %s=%s", first ? "" : ",", params[i].column, buf);
 		first = 0;
 	}
-	fprintf(f, ".\n\nMedian and max over the %zu trials of each point (nan if any trial gave nan).\n\n|", T);
+	if (T == 1)
+		fputs(".\n\nThe one trial of each point (median and max are its value; nan if it gave nan).\n\n|", f);
+	else
+		fprintf(f, ".\n\nMedian and max over the %zu trials of each point (nan if any trial gave nan).\n\n|", T);
 	for (int i = 0; i < NPARAMS; i++)
 		if (vary[i])
 			fprintf(f, " %s |", params[i].column);
@@ -297,7 +302,10 @@ int output_meta(FILE *f, const run_spec *s, const sweep_result *r, const char *c
 		return SKV_ENOMEM;
 	fprintf(f, "experiment: %s\n", s->exp->name);
 	fprintf(f, "command: %s\n", command ? command : "(library call)");
-	fprintf(f, "reproduce: skv run %s %s\n", s->exp->name, flags);
+	/* The program as a reader types it where this run was made: build/skv
+	 * in a checkout, skv when installed on PATH (io/self.c). */
+	char prog[4096];
+	fprintf(f, "reproduce: %s run %s %s\n", self_program(prog, sizeof prog), s->exp->name, flags);
 	fputs("seed: ", f);
 	spec_seed_list(f, s);
 	fprintf(f, "\nseed_derivation: trial t draws its problem from skv_seed_mix(seed, t)\n");

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/shard.h"
 #include "report/report.h"
 
 /* Limits of a suite file: far above any real suite, low enough that a
@@ -24,11 +25,12 @@ typedef struct {
 	unsigned *kinds;   /* [n] the experiment kinds each applies to */
 	char *out;         /* --out, or NULL */
 	int report;        /* --report */
+	shard_mode mode;   /* --shard=K/N, --resume, --estimate */
 } extras;
 
 /* The whole suite file, checked: a regular file (opened without blocking,
  * so a FIFO is refused rather than waited on), at most SUITE_MAX_BYTES. */
-static int read_file(char **text, size_t *len, const char *file, message *e)
+int suite_read(char **text, size_t *len, const char *file, message *e)
 {
 	io_slurp_info in;
 	const int st = io_slurp(text, len, file, SUITE_MAX_BYTES, &in);
@@ -54,6 +56,21 @@ static void locate(message *e, const char *where)
 	free(m);
 }
 
+/* --resume, --estimate, --shard=K/N (or --shard K/N) at argv[*i] into m:
+ * 1 when it was one of them, 0 when not, -1 for a bad --shard. */
+static int mode_flag(shard_mode *m, int argc, char **argv, int *i, message *e)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "--resume") == 0 || strcmp(a, "--estimate") == 0) {
+		*(a[2] == 'r' ? &m->resume : &m->estimate) = 1;
+		return 1;
+	}
+	if (strncmp(a, "--shard=", 8) != 0 && strcmp(a, "--shard") != 0)
+		return 0;
+	const char *v = a[7] == '=' ? a + 8 : *i + 1 < argc ? argv[++*i] : "";
+	return shard_parse(m, v, e) == SKV_OK ? 1 : -1;
+}
+
 /* The command-line flags after FILE, checked on their own before the file
  * is read, so an error in them is blamed on the command line. */
 static int parse_extras(extras *x, int argc, char **argv, message *e)
@@ -67,10 +84,11 @@ static int parse_extras(extras *x, int argc, char **argv, message *e)
 	}
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--report") == 0) {
-			x->report = 1;
+		const int mode = strcmp(a, "--report") == 0 ? (x->report = 1) : mode_flag(&x->mode, argc, argv, &i, e);
+		if (mode < 0)
+			return SKV_EINVAL;
+		if (mode)
 			continue;
-		}
 		if (strncmp(a, "--out=", 6) == 0 || strcmp(a, "--out") == 0) {
 			const char *v = a[5] == '=' ? a + 6 : i + 1 < argc ? argv[++i] : NULL;
 			if (!v || !*v) {
@@ -333,8 +351,9 @@ static void note_unaffected(const extras *x, const spec_list *l)
 }
 
 /* --report: every line into one staged folder, the report drawn there, the
- * whole swapped into place at the end; any failure leaves --out as it was. */
-static int run_staged(spec_list *l, const char *command, message *e)
+ * whole swapped into place at the end; any failure leaves --out as it was
+ * (its journal included: --resume continues from it). */
+static int run_staged(spec_list *l, const shard_mode *m, const char *command, message *e)
 {
 	const char *out = l->v[0].out;
 	for (size_t i = 1; i < l->n; i++)
@@ -362,8 +381,7 @@ static int run_staged(spec_list *l, const char *command, message *e)
 			return SKV_EIO;
 		}
 	}
-	for (size_t i = 0; i < l->n && st == SKV_OK; i++)
-		st = cli_execute(&l->v[i], command, e);
+	st = shard_execute(l->v, l->n, m, command, e);
 	/* skv report prints its own message: e stays empty when it fails */
 	if (st == SKV_OK && report_run_as(stage, out, stderr) != 0)
 		st = SKV_EIO;
@@ -388,40 +406,119 @@ int suite_parse(size_t *nspecs, const char *file, char *text, size_t len, int ar
 	return st;
 }
 
+int suite_load(run_spec **specs, size_t *n, struct shard_mode_s *mode, int *report, const char *file, char *text, size_t len,
+	       int argc, char **argv, message *e)
+{
+	extras x;
+	spec_list l = {NULL, NULL, NULL, 0};
+	int st = parse_extras(&x, argc, argv, e);
+	if (st == SKV_OK)
+		st = parse_file(&l, file, text, len, &x, e);
+	if (mode)
+		*mode = x.mode;
+	if (report)
+		*report = x.report;
+	extras_free(&x);
+	if (st != SKV_OK) {
+		specs_free(&l);
+		return st;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		free(l.key[i]);
+	free(l.line), free(l.key);
+	*specs = l.v;
+	*n = l.n;
+	return SKV_OK;
+}
+
+/* Prepares and locks the folder of every line (its --out), or, for a
+ * shard, only the shard's own folder: nothing is written elsewhere. */
+static int lock_folders(spec_list *l, const shard_mode *m, const char *command, message *e)
+{
+	int st = SKV_OK;
+	for (size_t n = 0; st == SKV_OK && n < (m->n ? 1 : l->n); n++) {
+		const char *d = m->n ? m->shard_dir : l->v[n].out;
+		st = outdir_prepare(d, e);
+		if (st == SKV_OK)
+			st = outdir_lock(d, command, e);
+	}
+	return st;
+}
+
+/* Runs the parsed suite as the command line says: estimated only, staged
+ * with its report, or into its folders (prepared and locked before the
+ * first unit runs), whole or one shard. */
+static int run_suite(spec_list *l, extras *x, const char *command, message *e)
+{
+	if (x->mode.estimate)
+		return shard_execute(l->v, l->n, &x->mode, command, e);
+	if (x->report && x->mode.n) {
+		msg_set(e, "skv: --report draws a whole suite's report, not a shard's: run the shards, merge them "
+			   "(skv merge OUT DIR...), then skv report OUT");
+		return SKV_EINVAL;
+	}
+	if (x->report)
+		return run_staged(l, &x->mode, command, e);
+	int st = lock_folders(l, &x->mode, command, e);
+	return st == SKV_OK ? shard_execute(l->v, l->n, &x->mode, command, e) : st;
+}
+
+/* A shard's --out is its own folder (for its shard file) and leaves each
+ * line its folder, which skv merge recreates. */
+static int shard_folder(extras *x, message *e)
+{
+	if (!x->mode.n)
+		return SKV_OK;
+	if (!x->out && !x->mode.estimate) {
+		msg_set(e, "skv: --shard=%u/%u needs --out=DIR, the shard's own folder (one per shard)", x->mode.k, x->mode.n);
+		return SKV_EINVAL;
+	}
+	x->mode.shard_dir = x->out;
+	x->out = NULL;
+	return SKV_OK;
+}
+
 int suite_main(int argc, char **argv, const char *command)
 {
 	message e = {NULL};
 	if (argc < 1 || strncmp(argv[0], "--", 2) == 0) {
-		fprintf(stderr, "skv: suite needs a file name (skv suite FILE [--flags] [--out=DIR] [--report])\n");
+		fprintf(stderr, "skv: suite needs a file name (skv suite FILE [--flags] [--out=DIR] [--report] "
+				"[--shard=K/N] [--resume] [--estimate])\n");
 		return cli_exit_status(SKV_EINVAL);
 	}
 	const char *file = argv[0];
 	extras x;
 	spec_list l = {NULL, NULL, NULL, 0};
-	char *text = NULL;
+	char *text = NULL, *source = NULL;
 	size_t len = 0;
 	int st = parse_extras(&x, argc - 1, argv + 1, &e);
 	if (st == SKV_OK)
-		st = read_file(&text, &len, file, &e);
+		st = shard_folder(&x, &e);
 	if (st == SKV_OK)
+		st = suite_read(&text, &len, file, &e);
+	/* the text as read, for the journal (parsing cuts the lines) */
+	if (st == SKV_OK && !(source = malloc(len + 1))) {
+		msg_set(&e, "skv: out of memory");
+		st = SKV_EIO;
+	}
+	if (st == SKV_OK) {
+		memcpy(source, text, len + 1);
 		st = parse_file(&l, file, text, len, &x, &e);
+	}
 	free(text);
 	if (st == SKV_OK)
 		note_unaffected(&x, &l);
-	/* Every folder prepared and locked before the first experiment runs. */
-	for (size_t n = 0; !x.report && st == SKV_OK && n < l.n; n++) {
-		st = outdir_prepare(l.v[n].out, &e);
-		if (st == SKV_OK)
-			st = outdir_lock(l.v[n].out, command, &e);
-	}
-	if (st == SKV_OK && x.report)
-		st = run_staged(&l, command, &e);
-	else
-		for (size_t n = 0; st == SKV_OK && n < l.n; n++)
-			st = cli_execute(&l.v[n], command, &e);
+	x.mode.source_name = file;
+	x.mode.source = source;
+	x.mode.source_len = len;
+	x.mode.args = x.tok;
+	x.mode.nargs = x.n;
+	if (st == SKV_OK)
+		st = run_suite(&l, &x, command, &e);
 	if (st != SKV_OK && e.msg)
 		cli_fail(&e, st);
 	msg_free(&e);
+	free(source);
 	extras_free(&x);
 	specs_free(&l);
 	return cli_exit_status(st);

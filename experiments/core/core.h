@@ -276,10 +276,12 @@ typedef struct {
 
 /* How a sweep runs: a progress line on a stream (NULL: none); keep_outputs:
  * every row keeps its merged output and the truth's leading doubles
- * (sweep_row.out, .truth). */
+ * (sweep_row.out, .truth); timed: the seconds spent on each instance are
+ * kept (the work units' measured costs, units.h). */
 typedef struct {
 	FILE *progress;
 	int keep_outputs;
+	int timed;
 } sweep_opts;
 
 /* Seeds of trial t of a run with base seed `seed` (the rule: seeds.c). */

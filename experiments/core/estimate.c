@@ -22,8 +22,6 @@ static int cmp_point_key(const void *a, const void *b)
 /* Bytes the exact truth's MPFR fallback holds per key while it runs (the
  * fast path holds a few hundred doubles whatever the context), with room. */
 enum { TRUTH_BYTES_PER_KEY = 160 };
-/* Seconds per work unit (progress.c), measured on x86-64: an estimate. */
-#define SECONDS_PER_UNIT 8e-9
 
 /* Per point: its sizes and key, the largest instance and kernel run, and
  * the kernel and merge work of all its trials. */
@@ -90,6 +88,6 @@ int sweep_estimate(double *bytes, double *cpu_s, const run_spec *s, int threads)
 	const double runs = run_max * (per_chunk * (double)np < rows ? per_chunk * (double)np : rows);
 	*bytes = (inst_max < chunk ? inst_max * per_chunk : inst_max) + runs +
 		 (double)threads * (TRUTH_BYTES_PER_KEY * nmax + run_max) + rows * (sizeof(sweep_row) + 96);
-	*cpu_s = work * SECONDS_PER_UNIT;
+	*cpu_s = work * SWEEP_SECONDS_PER_UNIT;
 	return SKV_OK;
 }

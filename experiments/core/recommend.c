@@ -331,7 +331,7 @@ static int measure(rec_result *r, const rec_opts *o, FILE *progress, message *e)
 	if (st != SKV_OK)
 		return st;
 	const run_spec *const specs[3] = {&sp[0], &sp[1], &sp[2]};
-	const sweep_opts so = {progress, 1};
+	const sweep_opts so = {progress, 1, 0};
 	sweep_result sw;
 	st = sweep_run_specs(&sw, specs, n, &so, e);
 	for (size_t i = 0; i < n; i++)

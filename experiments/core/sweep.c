@@ -268,39 +268,59 @@ static int kv_range(message *e, const sweep *w, size_t row)
 
 /* ----------------------------------------------------------------- phases */
 
-/* Phase 1: the chunk's problems, then every (instance, query row) truth. */
-static int phase_instances(sweep *w, size_t i0, size_t i1, message *e)
+/* Adds the seconds since t0 to instance i's busy time, when the sweep
+ * keeps it (timing only: never an input to a result). */
+static void busy_add(sweep *w, size_t i, double t0)
+{
+	if (!w->inst_busy)
+		return;
+	double dt = progress_now() - t0;
+#pragma omp atomic
+	w->inst_busy[i] += dt;
+}
+
+static double busy_start(const sweep *w) { return w->inst_busy ? progress_now() : 0.0; }
+
+/* Phase 1: the problems of instances ids[0..n), then every (instance,
+ * query row) truth. */
+static int phase_instances(sweep *w, const size_t *ids, size_t n, message *e)
 {
 	size_t ntruth = 0;
 #pragma omp parallel for schedule(dynamic) num_threads(w->threads)
-	for (size_t i = i0; i < i1; i++) {
+	for (size_t k = 0; k < n; k++) {
+		instance *in = &w->inst[ids[k]];
 		param_value v[NPARAMS];
-		sweep_row_values(w, w->inst[i].rep, v);
-		w->inst[i].st = measure_instance(w, &w->inst[i]);
-		progress_add(&w->pg, progress_draw_work(v, w->inst[i].nq), SIZE_MAX);
+		double t0 = busy_start(w);
+		sweep_row_values(w, in->rep, v);
+		in->st = measure_instance(w, in);
+		busy_add(w, ids[k], t0);
+		progress_add(&w->pg, progress_draw_work(v, in->nq), SIZE_MAX);
 	}
-	for (size_t i = i0; i < i1; i++) {
-		if (w->inst[i].st != SKV_OK)
-			return w->inst[i].kv_range ? kv_range(e, w, w->inst[i].rep)
-			       : w->inst[i].st == SKV_ERANGE ? draw_range(e, w, w->inst[i].rep)
-							   : fail(e, w, "drawing the problem", w->inst[i].rep, w->inst[i].st);
-		ntruth += w->inst[i].nq;
+	for (size_t k = 0; k < n; k++) {
+		const instance *in = &w->inst[ids[k]];
+		if (in->st != SKV_OK)
+			return in->kv_range		 ? kv_range(e, w, in->rep)
+			       : in->st == SKV_ERANGE ? draw_range(e, w, in->rep)
+						 : fail(e, w, "drawing the problem", in->rep, in->st);
+		ntruth += in->nq;
 	}
 	size_t *ti = malloc(ntruth * sizeof *ti), *tq = malloc(ntruth * sizeof *tq);
 	int *tst = malloc(ntruth * sizeof *tst);
 	if (!ti || !tq || !tst) {
 		free(ti), free(tq), free(tst);
-		return fail(e, w, "allocating", w->inst[i0].rep, SKV_ENOMEM);
+		return fail(e, w, "allocating", w->inst[ids[0]].rep, SKV_ENOMEM);
 	}
-	for (size_t i = i0, k = 0; i < i1; i++)
-		for (size_t q = 0; q < w->inst[i].nq; q++, k++)
-			ti[k] = i, tq[k] = q;
+	for (size_t k = 0, t = 0; k < n; k++)
+		for (size_t q = 0; q < w->inst[ids[k]].nq; q++, t++)
+			ti[t] = ids[k], tq[t] = q;
 	size_t calls = 0;
 #pragma omp parallel for schedule(dynamic) num_threads(w->threads) reduction(+ : calls)
 	for (size_t t = 0; t < ntruth; t++) {
 		instance *in = &w->inst[ti[t]];
 		int causal = in->nq > 1; /* one row per key: the causal online kind */
+		double t0 = busy_start(w);
 		tst[t] = measure_truth(in, tq[t], causal);
+		busy_add(w, ti[t], t0);
 		calls++;
 		progress_add(&w->pg, 8.0 * (double)(causal ? tq[t] + 1 : in->prob.n) * (double)in->prob.d, SIZE_MAX);
 	}
@@ -323,7 +343,9 @@ static int phase_kernels(sweep *w, const size_t *items, size_t n, message *e)
 		const run_spec *s = sweep_row_spec(w, kr->rep, NULL, NULL, NULL);
 		if (s->exp->kind == KIND_ONLINE)
 			continue; /* the online kind's computation is its row */
+		double t0 = busy_start(w);
 		kr->st = measure_kernel(w, kr);
+		busy_add(w, w->row_inst[kr->rep], t0);
 		calls++;
 		progress_add(&w->pg, progress_kernel_work(v), SIZE_MAX);
 	}
@@ -343,7 +365,9 @@ static int phase_rows(sweep *w, const size_t *items, size_t n, message *e)
 		param_value v[NPARAMS];
 		const run_spec *s = sweep_row_spec(w, r, &kk, &p, NULL);
 		sweep_row_values(w, r, v);
+		double t0 = busy_start(w);
 		w->row_st[r] = measure_row(w, r);
+		busy_add(w, w->row_inst[r], t0);
 		progress_add(&w->pg, progress_row_work(s->exp->kind, v), w->point0[kk] + p);
 	}
 	for (size_t k = 0; k < n; k++)
@@ -357,16 +381,6 @@ static int phase_rows(sweep *w, const size_t *items, size_t n, message *e)
 
 /* ------------------------------------------------------------------- run */
 
-static void sweep_free(sweep *w)
-{
-	for (size_t i = 0; w->inst && i < w->ninst; i++)
-		measure_instance_free(&w->inst[i]);
-	for (size_t i = 0; w->runs && i < w->nruns; i++)
-		skv_partials_free(&w->runs[i].sp);
-	free(w->inst), free(w->runs), free(w->row_inst), free(w->row_run), free(w->row_st);
-	free(w->row0), free(w->point0), free(w->pg.trials_left);
-}
-
 void sweep_result_free(sweep_result *r)
 {
 	if (!r)
@@ -377,6 +391,20 @@ void sweep_result_free(sweep_result *r)
 	}
 	free(r->rows);
 	memset(r, 0, sizeof *r);
+}
+
+void sweep_close(sweep *w)
+{
+	for (size_t i = 0; w->inst && i < w->ninst; i++)
+		measure_instance_free(&w->inst[i]);
+	for (size_t i = 0; w->runs && i < w->nruns; i++)
+		skv_partials_free(&w->runs[i].sp);
+	sweep_result rows = {0, w->nrows, 0, w->rows, 0, 0, 0, 0, 0};
+	sweep_result_free(&rows); /* the rows still owned (and the outputs kept so far) */
+	free(w->inst), free(w->runs), free(w->row_inst), free(w->row_run), free(w->row_st);
+	free(w->row0), free(w->point0), free(w->pg.trials_left);
+	free(w->rows_by), free(w->rows_start), free(w->runs_by), free(w->runs_start), free(w->inst_busy);
+	memset(w, 0, sizeof *w);
 }
 
 /* The rows of every spec, numbered; their places; the progress counters. */
@@ -437,27 +465,84 @@ static double total_work(const sweep *w)
 	return t;
 }
 
-/* Chunks of instances in id order, each through the three phases; every
- * result lands in the slot of its item, so neither the chunking nor the
- * schedule changes the output. */
-static int run_chunks(sweep *w, const size_t *rows_by, const size_t *rows_start, const size_t *runs_by,
-		      const size_t *runs_start, message *e)
+int sweep_open(sweep *w, const run_spec *const *specs, size_t n, const sweep_opts *o)
+{
+	memset(w, 0, sizeof *w);
+	progress_start(&w->pg, o ? o->progress : NULL, specs[0]->exp->name, progress_now());
+	size_t *run_inst = NULL;
+	int rc = sweep_setup(w, specs, n, o);
+	if (rc == SKV_OK && (run_inst = malloc((w->nruns ? w->nruns : 1) * sizeof *run_inst)) == NULL)
+		rc = SKV_ENOMEM;
+	for (size_t k = 0; rc == SKV_OK && k < w->nruns; k++)
+		run_inst[k] = w->row_inst[w->runs[k].rep];
+	if (rc == SKV_OK)
+		rc = group_by_instance(&w->rows_by, &w->rows_start, w->row_inst, w->nrows, w->ninst);
+	if (rc == SKV_OK)
+		rc = group_by_instance(&w->runs_by, &w->runs_start, run_inst, w->nruns, w->ninst);
+	if (rc == SKV_OK && o && o->timed && !(w->inst_busy = calloc(w->ninst ? w->ninst : 1, sizeof *w->inst_busy)))
+		rc = SKV_ENOMEM;
+	if (rc == SKV_OK && w->pg.f)
+		w->pg.work_total = total_work(w);
+	free(run_inst);
+	if (rc != SKV_OK)
+		sweep_close(w);
+	return rc;
+}
+
+/* items[] = the items (rows or runs, as grouped by `by` and `start`) of
+ * instances ids[0..n), instance after instance; returns their number. */
+static size_t chunk_items(size_t *items, const size_t *by, const size_t *start, const size_t *ids, size_t n)
+{
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = start[ids[k]]; j < start[ids[k] + 1]; j++)
+			items[m++] = by[j];
+	return m;
+}
+
+/* One chunk through the three phases; its problems, truths and kernel runs
+ * freed after. Every result lands in the slot of its item, so neither the
+ * chunking nor the schedule changes the output. */
+static int run_chunk(sweep *w, const size_t *ids, size_t n, message *e)
+{
+	size_t nr = 0, nk = 0;
+	for (size_t k = 0; k < n; k++) {
+		nr += w->rows_start[ids[k] + 1] - w->rows_start[ids[k]];
+		nk += w->runs_start[ids[k] + 1] - w->runs_start[ids[k]];
+	}
+	size_t *rows = malloc((nr ? nr : 1) * sizeof *rows), *runs = malloc((nk ? nk : 1) * sizeof *runs);
+	if (!rows || !runs) {
+		free(rows), free(runs);
+		return fail(e, w, "allocating", w->inst[ids[0]].rep, SKV_ENOMEM);
+	}
+	chunk_items(rows, w->rows_by, w->rows_start, ids, n);
+	chunk_items(runs, w->runs_by, w->runs_start, ids, n);
+	int rc = phase_instances(w, ids, n, e);
+	if (rc == SKV_OK)
+		rc = phase_kernels(w, runs, nk, e);
+	if (rc == SKV_OK)
+		rc = phase_rows(w, rows, nr, e);
+	for (size_t k = 0; k < nk; k++)
+		skv_partials_free(&w->runs[runs[k]].sp);
+	for (size_t k = 0; k < n; k++)
+		measure_instance_free(&w->inst[ids[k]]);
+	free(rows), free(runs);
+	return rc;
+}
+
+int sweep_run_list(sweep *w, const size_t *ids, size_t n, size_t chunk_max, sweep_chunk_fn done, void *ctx,
+		   message *e)
 {
 	int rc = SKV_OK;
-	for (size_t i0 = 0; i0 < w->ninst && rc == SKV_OK;) {
-		size_t i1 = i0 + 1, bytes = measure_instance_bytes(w, &w->inst[i0]);
-		while (i1 < w->ninst && bytes + measure_instance_bytes(w, &w->inst[i1]) <= SWEEP_CHUNK_BYTES)
-			bytes += measure_instance_bytes(w, &w->inst[i1++]);
-		rc = phase_instances(w, i0, i1, e);
-		if (rc == SKV_OK)
-			rc = phase_kernels(w, runs_by + runs_start[i0], runs_start[i1] - runs_start[i0], e);
-		if (rc == SKV_OK)
-			rc = phase_rows(w, rows_by + rows_start[i0], rows_start[i1] - rows_start[i0], e);
-		for (size_t k = runs_start[i0]; k < runs_start[i1]; k++)
-			skv_partials_free(&w->runs[runs_by[k]].sp);
-		for (size_t i = i0; i < i1; i++)
-			measure_instance_free(&w->inst[i]);
-		i0 = i1;
+	for (size_t k0 = 0; k0 < n && rc == SKV_OK;) {
+		size_t k1 = k0 + 1, bytes = measure_instance_bytes(w, &w->inst[ids[k0]]);
+		while (k1 < n && (!chunk_max || k1 - k0 < chunk_max) &&
+		       bytes + measure_instance_bytes(w, &w->inst[ids[k1]]) <= SWEEP_CHUNK_BYTES)
+			bytes += measure_instance_bytes(w, &w->inst[ids[k1++]]);
+		rc = run_chunk(w, ids + k0, k1 - k0, e);
+		if (rc == SKV_OK && done)
+			rc = done(ctx, w, ids + k0, k1 - k0, e);
+		k0 = k1;
 	}
 	return rc;
 }
@@ -465,43 +550,33 @@ static int run_chunks(sweep *w, const size_t *rows_by, const size_t *rows_start,
 int sweep_run_specs(sweep_result *res, const run_spec *const *specs, size_t n, const sweep_opts *o, message *e)
 {
 	sweep w;
-	memset(&w, 0, sizeof w);
 	double t0 = progress_now();
-	progress_start(&w.pg, o ? o->progress : NULL, specs[0]->exp->name, t0);
-	size_t *rows_by = NULL, *rows_start = NULL, *runs_by = NULL, *runs_start = NULL, *run_inst = NULL;
-	int rc = sweep_setup(&w, specs, n, o);
-	if (rc == SKV_OK && (run_inst = malloc((w.nruns ? w.nruns : 1) * sizeof *run_inst)) == NULL)
-		rc = SKV_ENOMEM;
-	for (size_t k = 0; rc == SKV_OK && k < w.nruns; k++)
-		run_inst[k] = w.row_inst[w.runs[k].rep];
-	if (rc == SKV_OK)
-		rc = group_by_instance(&rows_by, &rows_start, w.row_inst, w.nrows, w.ninst);
-	if (rc == SKV_OK)
-		rc = group_by_instance(&runs_by, &runs_start, run_inst, w.nruns, w.ninst);
-	if (rc != SKV_OK)
+	int rc = sweep_open(&w, specs, n, o);
+	size_t *all = rc == SKV_OK ? malloc((w.ninst ? w.ninst : 1) * sizeof *all) : NULL;
+	if (rc != SKV_OK || !all) {
+		if (rc == SKV_OK)
+			sweep_close(&w);
+		free(all);
 		msg_set(e, "skv: %s: out of memory", specs[0]->exp->name);
-	if (rc == SKV_OK && w.pg.f)
-		w.pg.work_total = total_work(&w);
-	if (rc == SKV_OK)
-		rc = run_chunks(&w, rows_by, rows_start, runs_by, runs_start, e);
+		return SKV_ENOMEM;
+	}
+	for (size_t i = 0; i < w.ninst; i++)
+		all[i] = i;
+	rc = sweep_run_list(&w, all, w.ninst, 0, NULL, NULL, e);
+	free(all);
 	if (w.pg.f && w.pg.printed)
 		rc == SKV_OK ? progress_print(&w.pg, 1) : (void)fputc('\n', w.pg.f);
 	if (rc == SKV_OK) {
 		*res = (sweep_result){w.point0[n], w.nrows, spec_trials(specs[0]), w.rows, w.ninst, w.n_truth,
 				      w.n_kernel, w.threads, progress_now() - t0};
 		w.rows = NULL;
-	} else if (w.rows) {
-		sweep_result tmp = {0, w.nrows, 0, w.rows, 0, 0, 0, 0, 0};
-		sweep_result_free(&tmp); /* the outputs kept so far */
-		w.rows = NULL;
 	}
-	free(rows_by), free(rows_start), free(runs_by), free(runs_start), free(run_inst);
-	sweep_free(&w);
+	sweep_close(&w);
 	return rc;
 }
 
 int sweep_run(sweep_result *res, const run_spec *s, FILE *progress_f, message *e)
 {
-	const sweep_opts o = {progress_f, 0};
+	const sweep_opts o = {progress_f, 0, 0};
 	return sweep_run_specs(res, &s, 1, &o, e);
 }

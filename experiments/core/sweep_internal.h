@@ -9,6 +9,9 @@
 /* Instances of one chunk are kept in memory together: problems plus truths
  * up to this many bytes (at least one instance), then freed. */
 #define SWEEP_CHUNK_BYTES ((size_t)256 << 20)
+/* Seconds per work unit (progress.c) of one x86-64 thread: the constant of
+ * every CPU-time estimate (a refusal's, a unit's, a shard's). */
+#define SWEEP_SECONDS_PER_UNIT 8e-9
 
 /* One random instance: the problem and its exact attention. With a KV
  * cache (has_kv) prob is the kernel's view of the quantized cache (kv.kern),
@@ -50,8 +53,10 @@ typedef struct {
 
 /* The work of one sweep, shared by the phase functions. Rows are the rows
  * of specs[0], then of specs[1], ...; within a spec point-major, trial
- * fastest. */
-typedef struct {
+ * fastest. An instance with every kernel run and row measured on it is a
+ * work unit (units.c): rows_by[rows_start[i] .. rows_start[i+1]) are the
+ * rows of instance i in increasing order, runs_by likewise its kernel runs. */
+typedef struct sweep {
 	const run_spec *const *specs;
 	size_t nspecs;
 	size_t *row0;   /* [nspecs + 1] the first row of each spec */
@@ -68,7 +73,24 @@ typedef struct {
 	size_t n_truth, n_kernel;
 	progress pg;
 	int threads;
+	size_t *rows_by, *rows_start, *runs_by, *runs_start;
+	double *inst_busy; /* [ninst] seconds spent on each instance's items (sweep_opts.timed), else NULL */
 } sweep;
+
+/* Numbers the rows of specs[0..n) and builds their sharing (no work yet);
+ * w->rows then holds a zeroed row for each. SKV_ENOMEM (w left empty). */
+int sweep_open(sweep *w, const run_spec *const *specs, size_t n, const sweep_opts *o);
+/* Called after each chunk with its instances ids[0..n), whose rows are then
+ * complete in w->rows; a status other than SKV_OK stops the run with it. */
+typedef int (*sweep_chunk_fn)(void *ctx, sweep *w, const size_t *ids, size_t n, message *e);
+/* Measures instances ids[0..n) (distinct) and every row of theirs, in
+ * chunks of at most chunk_max instances (0: no limit but the memory one,
+ * SWEEP_CHUNK_BYTES), in the order given. Rows of other instances are left
+ * as they are. A failure's status with its message. */
+int sweep_run_list(sweep *w, const size_t *ids, size_t n, size_t chunk_max, sweep_chunk_fn done, void *ctx,
+		   message *e);
+/* Frees everything, the rows still in w->rows included. */
+void sweep_close(sweep *w);
 
 /* Where row r lies: its spec (index in *k), point and trial. */
 const run_spec *sweep_row_spec(const sweep *w, size_t r, size_t *k, size_t *point, uint64_t *trial);

@@ -132,12 +132,20 @@ static void write_header(FILE *f, const chart_plan *p)
 	put_str(f, metric);
 	fputs("\nxlabel = ", f);
 	put_str(f, axis_title(p->c->x));
+	/* A heatmap: the metric on its colour box, its rows' column on y. */
+	fputs("\nzlabel = ", f);
+	put_str(f, axis_title(metric));
 	fputs("\nylabel = ", f);
-	if (strcmp(metric, "ulp_err") == 0) {
+	if (p->c->kind == CHART_HEATMAP) {
+		put_str(f, p->nskeys == 1 ? axis_title(p->skeys[0]) : "curve");
+	} else if (strcmp(metric, "ulp_err") == 0 || strcmp(metric, "norm_ulp_err") == 0) {
 		const char *out = results_varies(r, "output") ? NULL : results_get(r, 0, "output");
-		char y[160];
-		snprintf(y, sizeof y, "largest error in ulps of the output format%s%s%s", out ? " (" : "",
-			 out ? out : "", out ? ")" : "");
+		char y[200];
+		if (metric[0] == 'u')
+			snprintf(y, sizeof y, "largest error in ulps of the output format%s%s%s", out ? " (" : "",
+				 out ? out : "", out ? ")" : "");
+		else /* short: it stands along a panel's height */
+			snprintf(y, sizeof y, "largest error in ulps of %s at max |o*|", out ? out : "the output");
 		put_str(f, y);
 	} else {
 		put_str(f, axis_title(metric));
@@ -180,7 +188,7 @@ static void write_names(FILE *f, const chart_plan *p)
 	fprintf(f, "]\nxcat = %d\nncat = %zu\narray xticlab[%zu] = [", p->xcat, nlab, nlab ? nlab : 1);
 	for (size_t i = 0; i < nlab; i++) {
 		char lab[512];
-		if (p->c->kind == CHART_LINES) {
+		if (p->c->kind == CHART_LINES || p->c->kind == CHART_HEATMAP) {
 			label_number(lab, sizeof lab, p->catval[i], 6);
 		} else {
 			const char *vals[sizeof p->skeys / sizeof *p->skeys];
@@ -201,30 +209,119 @@ static void write_names(FILE *f, const chart_plan *p)
 		put_str(f, "");
 	fputc(']', f);
 	/* The longest tick label, in characters, for scripts that rotate them. */
-	fprintf(f, "\nxticlen = %zu\n", longest);
+	fprintf(f, "\nxticlen = %zu\nnx = %zu\n", longest, p->cat.n);
+	/* The rows of a heatmap by their values alone ("1000.125"), for its y
+	 * axis (its curves' names without the column, which the axis says). */
+	fprintf(f, "array rowlab[%zu] = [", p->series.n ? p->series.n : 1);
+	for (size_t i = 0; i < p->series.n; i++) {
+		buf[0] = '\0';
+		for (size_t k = 0; k < p->series.nkeys; k++) {
+			size_t len = strlen(buf);
+			snprintf(buf + len, sizeof buf - len, "%s%s", k ? ", " : "", groups_value(&p->series, r, i, k));
+		}
+		fputs(i ? ", " : "", f);
+		put_str(f, buf);
+	}
+	fputs(p->series.n ? "]\n" : "'']\n", f);
+}
+
+/* The floor lines: their formats and, per panel, their heights (NaN where a
+ * panel has none of that format). */
+static void write_floors(FILE *f, const chart_plan *p)
+{
+	const size_t nf = p->nfloor, n = p->panel.n * nf;
+	fprintf(f, "nfloor = %zu\nfloor_ulp = %d\narray floor_fmt[%zu] = [", nf, p->floor_ulp, nf ? nf : 1);
+	for (size_t k = 0; k < nf; k++) {
+		fputs(k ? ", " : "", f);
+		put_str(f, p->floor_fmt[k]);
+	}
+	if (!nf)
+		put_str(f, "");
+	fprintf(f, "]\narray floor_y[%zu] = [", n ? n : 1);
+	for (size_t k = 0; k < n; k++)
+		if (isfinite(p->floor[k]))
+			fprintf(f, k ? ", %.17g" : "%.17g", p->floor[k]);
+		else /* gnuplot's name, which %g does not write */
+			fputs(k ? ", NaN" : "NaN", f);
+	fputs(n ? "]\n" : "NaN]\n", f);
+}
+
+/* "partial fp64 lies on partial fp32": the curves drawn exactly under
+ * others, which a reader would otherwise miss; appended to note[len..n). */
+static size_t note_under(char *note, size_t n, size_t len, const chart_plan *p)
+{
+	const results *r = p->r;
+	for (size_t t = 0; t < p->series.n && p->legend; t++) {
+		size_t k = 0, m = 0;
+		for (size_t i = 0; i < p->series.n; i++)
+			m += p->under[i] == t;
+		for (size_t i = 0; i < p->series.n && len < n; i++) {
+			if (p->under[i] != t)
+				continue;
+			char lab[256];
+			const char *vals[sizeof p->skeys / sizeof *p->skeys];
+			for (size_t j = 0; j < p->series.nkeys; j++)
+				vals[j] = groups_value(&p->series, r, i, j);
+			label_join(lab, sizeof lab, p->series.key, vals, p->series.nkeys);
+			len += (size_t)snprintf(note + len, n - len, "%s%s", k ? (k + 1 == m ? " and " : ", ") : len ? "; " : "", lab);
+			k++;
+		}
+		if (m && len < n) {
+			char lab[256];
+			const char *vals[sizeof p->skeys / sizeof *p->skeys];
+			for (size_t j = 0; j < p->series.nkeys; j++)
+				vals[j] = groups_value(&p->series, r, t, j);
+			label_join(lab, sizeof lab, p->series.key, vals, p->series.nkeys);
+			len += (size_t)snprintf(note + len, n - len, " lie%s on %s (within 2%%)", m == 1 ? "s" : "", lab);
+		}
+	}
+	return len < n ? len : n - 1;
+}
+
+/* Breaks s into lines of about `width` characters at its clauses' "; ", so
+ * a long note stays inside the chart (the chart script counts its lines). */
+static void wrap_clauses(char *s, size_t width)
+{
+	char *line = s, *brk = NULL;
+	for (char *c = s; *c; c++) {
+		if (c[0] == ';' && c[1] == ' ') {
+			if (brk && (size_t)(c - line) > width) {
+				*brk = '\n';
+				line = brk + 1;
+			}
+			brk = c + 1;
+		}
+	}
+	if (brk && strlen(line) > width)
+		*brk = '\n';
 }
 
 static void write_range(FILE *f, const chart_plan *p)
 {
 	fprintf(f, "ymin = %.17g\nymax = %.17g\nylog = %d\n", p->ymin, p->ymax, p->ylog);
+	write_floors(f, p);
 	/* Points a log axis cannot show, said on the chart rather than dropped
 	 * silently. */
-	char note[320] = "";
+	char note[1024] = "";
 	size_t len = 0;
 	if (p->hidden && p->ylog)
 		len += (size_t)snprintf(note, sizeof note, "%zu point%s with a zero, infinite or NaN median not drawn",
 					p->hidden, p->hidden == 1 ? "" : "s");
-	if (p->series.nkeys && !p->legend && len < sizeof note)
+	if (p->series.nkeys && !p->legend && p->c->kind != CHART_HEATMAP && len < sizeof note)
 		len += (size_t)snprintf(note + len, sizeof note - len, "%s%zu curves, too many to name in a legend",
 					len ? "; " : "", p->series.n);
 	/* The off-scale preset: where its medians lie, when outside the axis. */
 	const double lo = p->off_lo, hi = p->off_hi;
 	if (lo <= hi && (lo < p->ymin || hi > p->ymax) && len < sizeof note) {
 		char a[32], b[32];
-		snprintf(note + len, sizeof note - len, "%s%s (medians %s to %s) lies %s the axis", len ? "; " : "",
-			 p->c->offscale, label_number(a, sizeof a, lo, 2), label_number(b, sizeof b, hi, 2),
-			 hi < p->ymin ? "below" : lo > p->ymax ? "above" : "partly outside");
+		len += (size_t)snprintf(note + len, sizeof note - len, "%s%s (medians %s to %s) lies %s the axis",
+					len ? "; " : "", p->c->offscale, label_number(a, sizeof a, lo, 2),
+					label_number(b, sizeof b, hi, 2),
+					hi < p->ymin ? "below" : lo > p->ymax ? "above" : "partly outside");
 	}
+	if (len < sizeof note)
+		len = note_under(note, sizeof note, len, p);
+	wrap_clauses(note, 100); /* as the fixed parameters (header_vars) */
 	fputs("note = ", f);
 	put_str(f, note);
 	fputc('\n', f);
@@ -276,6 +373,42 @@ static void write_blocks(FILE *f, const chart_plan *p, size_t *idx)
 	fputs("EOD\n", f);
 }
 
+/* A heatmap's colours: per panel a block of rows (one per curve), each
+ * "column row log10(median)" for every column (NaN where the median is
+ * not a positive number or the point is absent), for `with image`. */
+static int write_grid(FILE *f, const chart_plan *p)
+{
+	const results *r = p->r;
+	const size_t nc = p->ncat, nr = p->series.n, np = p->panel.n, ncell = nc * nr * np;
+	double *z = malloc((ncell ? ncell : 1) * sizeof *z);
+	if (!z)
+		return SKV_ENOMEM;
+	for (size_t k = 0; k < ncell; k++)
+		z[k] = NAN;
+	for (size_t i = 0; i < r->npoints; i++) {
+		const double v = results_stat(r, i, p->m)->median;
+		const size_t c = (size_t)p->pos[i] - 1;
+		if (v > 0 && isfinite(v) && c < nc)
+			z[(p->panel.of_point[i] * nr + p->series.of_point[i]) * nc + c] = log10(v);
+	}
+	fputs("$grid << EOD\n", f);
+	for (size_t pi = 0; pi < np; pi++) {
+		fprintf(f, "%s# panel %zu\n", pi ? "\n\n" : "", pi + 1);
+		for (size_t si = 0; si < nr; si++) {
+			for (size_t c = 0; c < nc; c++) {
+				fprintf(f, "%zu %zu", c + 1, si + 1);
+				put_num(f, z[(pi * nr + si) * nc + c]);
+				fputc('\n', f);
+			}
+			if (si + 1 < nr)
+				fputc('\n', f);
+		}
+	}
+	fputs("EOD\n", f);
+	free(z);
+	return SKV_OK;
+}
+
 int chart_write_data(FILE *f, const results *r, const chart_spec *c, message *e)
 {
 	if (!f || !r || !c)
@@ -285,13 +418,16 @@ int chart_write_data(FILE *f, const results *r, const chart_spec *c, message *e)
 	if (rc)
 		return rc;
 	size_t *idx = malloc((r->npoints ? r->npoints : 1) * sizeof *idx);
-	if (idx) {
+	rc = idx ? SKV_OK : SKV_ENOMEM;
+	if (!rc) {
 		write_header(f, &p);
 		write_names(f, &p);
 		write_range(f, &p);
 		write_blocks(f, &p, idx);
+		if (c->kind == CHART_HEATMAP)
+			rc = write_grid(f, &p);
 	}
-	rc = !idx ? SKV_ENOMEM : ferror(f) ? SKV_EIO : SKV_OK;
+	rc = rc ? rc : ferror(f) ? SKV_EIO : SKV_OK;
 	free(idx);
 	chart_plan_free(&p);
 	return rc;

@@ -27,13 +27,16 @@ void chart_plan_free(chart_plan *p)
 	free(p->catval);
 	free(p->color);
 	free(p->dash);
+	free(p->floor);
+	free(p->under);
 	memset(p, 0, sizeof *p);
 }
 
 /* Positions on the x axis. Lines: the numbers themselves on a log axis when
  * all are positive, else (an offset of 0, a block size of 0) one equally
- * spaced category per distinct value, labelled with it. Bars and boxes: one
- * category per value of x (per point when x is NULL). */
+ * spaced category per distinct value, labelled with it. A heatmap: one
+ * column per distinct value always, in increasing order. Bars and boxes:
+ * one category per value of x (per point when x is NULL). */
 static int place(chart_plan *p, message *e)
 {
 	const results *r = p->r;
@@ -41,7 +44,7 @@ static int place(chart_plan *p, message *e)
 	p->catval = malloc(r->npoints * sizeof *p->catval);
 	if (!p->pos || !p->catval)
 		return SKV_ENOMEM;
-	if (p->c->kind != CHART_LINES) {
+	if (p->c->kind != CHART_LINES && p->c->kind != CHART_HEATMAP) {
 		for (size_t i = 0; i < r->npoints; i++)
 			p->pos[i] = (double)p->cat.of_point[i] + 1;
 		p->xcat = 1;
@@ -60,7 +63,7 @@ static int place(chart_plan *p, message *e)
 		}
 		allpos &= p->pos[i] > 0;
 	}
-	if (allpos)
+	if (allpos && p->c->kind == CHART_LINES)
 		return SKV_OK;
 	memcpy(p->catval, p->pos, r->npoints * sizeof *p->pos);
 	qsort(p->catval, r->npoints, sizeof *p->catval, stats_cmp_double);
@@ -224,16 +227,16 @@ static size_t find_spx(const chart_plan *p, const size_t *idx, size_t series, si
  * the number of curves. */
 enum { HIDE_MAX_SERIES = 64 };
 
-/* Whether curve si lies on an earlier curve in every panel (medians within
- * 2% at every x it has), so drawn solid on top it would hide it: fp32 and
- * fp64 partials both sit on the fp32 floor. Such a curve is drawn dashed
- * when no parameter claims the dash pattern. idx: the points in
- * (series, panel, x) order. */
-static int hides_earlier(const chart_plan *p, const size_t *idx, size_t si)
+/* The first earlier curve that curve si lies on in every panel (medians
+ * within 2% at every x it has), so drawn on top it would hide it: fp32 and
+ * fp64 partials both sit on the fp32 floor; SIZE_MAX when none. Such a
+ * curve is drawn dashed when no parameter claims the dash pattern, and the
+ * chart's note names it. idx: the points in (series, panel, x) order. */
+static size_t lies_under(const chart_plan *p, const size_t *idx, size_t si)
 {
 	const results *r = p->r;
 	if (!idx || p->series.n > HIDE_MAX_SERIES)
-		return 0;
+		return SIZE_MAX;
 	for (size_t sj = 0; sj < si; sj++) {
 		size_t same = 0, all = 0;
 		for (size_t a = 0; a < r->npoints; a++) {
@@ -248,9 +251,9 @@ static int hides_earlier(const chart_plan *p, const size_t *idx, size_t si)
 			}
 		}
 		if (all && same == all)
-			return 1;
+			return sj;
 	}
-	return 0;
+	return SIZE_MAX;
 }
 
 /* Colour by the first series key, dash by the second, each value by its
@@ -262,9 +265,10 @@ static int style(chart_plan *p)
 	const size_t n = p->series.n ? p->series.n : 1;
 	p->color = malloc(n * sizeof *p->color);
 	p->dash = malloc(n * sizeof *p->dash);
+	p->under = malloc(n * sizeof *p->under);
 	size_t *ranks = malloc(r->npoints * sizeof *ranks), *spx = NULL;
-	int rc = p->color && p->dash && ranks ? SKV_OK : SKV_ENOMEM;
-	if (!rc && p->c->kind == CHART_LINES && p->series.nkeys < 2 && p->series.n <= HIDE_MAX_SERIES) {
+	int rc = p->color && p->dash && p->under && ranks ? SKV_OK : SKV_ENOMEM;
+	if (!rc && p->c->kind == CHART_LINES && p->series.n <= HIDE_MAX_SERIES) {
 		if ((spx = malloc(r->npoints * sizeof *spx))) {
 			for (size_t i = 0; i < r->npoints; i++)
 				spx[i] = i;
@@ -274,6 +278,8 @@ static int style(chart_plan *p)
 			rc = SKV_ENOMEM;
 		}
 	}
+	for (size_t i = 0; i < p->series.n && !rc; i++)
+		p->under[i] = lies_under(p, spx, i);
 	for (size_t k = 0; k < 2 && !rc; k++) {
 		size_t *out = k ? p->dash : p->color;
 		int have = k < p->series.nkeys;
@@ -284,7 +290,7 @@ static int style(chart_plan *p)
 			size_t rank = k == 0 && p->series.nkeys == 0 ? CHART_COLOR_LONE : 1;
 			if (have)
 				rank = ranks[p->series.first[i]];
-			else if (k == 1 && p->c->kind == CHART_LINES && hides_earlier(p, spx, i))
+			else if (k == 1 && p->under[i] != SIZE_MAX)
 				rank = 2;
 			out[i] = rank;
 		}
@@ -301,25 +307,91 @@ int chart_offscale(const chart_plan *p, size_t i)
 	return v && strcmp(v, p->c->offscale) == 0;
 }
 
+/* The format of point i's output ("" without an output column). */
+static const char *out_fmt(const results *r, size_t i)
+{
+	const char *v = results_get(r, i, "output");
+	return v ? v : "";
+}
+
+/* The floor lines (chart_plan.floor): per panel and output format of the
+ * drawn points, the median of their floor_err medians, the error of the
+ * exact output rounded once (it depends on the problem and the output
+ * format alone, so every drawn point of a format shares it but for the
+ * trials' instances); the bound 1/2 for a ulp metric: |RN(t) - t| is at
+ * most half the spacing at t, and the spacing at t at most that at
+ * max |t|. None for a heatmap (its colour is the error) or another
+ * metric. */
+static int plan_floors(chart_plan *p)
+{
+	const results *r = p->r;
+	const char *metric = csv_colname(&r->csv, r->metric_col[p->m]);
+	size_t fm = 0;
+	p->floor_ulp = strcmp(metric, "ulp_err") == 0 || strcmp(metric, "norm_ulp_err") == 0;
+	if (p->c->kind == CHART_HEATMAP ||
+	    (!p->floor_ulp && (strcmp(metric, "norm_rel_err") != 0 || results_metric(r, "floor_err", &fm) != SKV_OK)))
+		return SKV_OK;
+	for (size_t i = 0; i < r->npoints; i++) {
+		size_t k = 0;
+		const char *f = p->floor_ulp ? "" : out_fmt(r, i);
+		while (k < p->nfloor && strcmp(p->floor_fmt[k], f) != 0)
+			k++;
+		if (k == p->nfloor && !chart_offscale(p, i) && p->nfloor < CHART_FLOOR_MAX)
+			p->floor_fmt[p->nfloor++] = f;
+	}
+	const size_t nf = p->panel.n * p->nfloor;
+	p->floor = malloc((nf ? nf : 1) * sizeof *p->floor);
+	double *v = malloc(r->npoints * sizeof *v);
+	if (!p->floor || !v) {
+		free(v);
+		return SKV_ENOMEM;
+	}
+	for (size_t pi = 0; pi < p->panel.n; pi++)
+		for (size_t k = 0; k < p->nfloor; k++) {
+			size_t n = 0;
+			for (size_t i = 0; i < r->npoints; i++) {
+				if (p->panel.of_point[i] != pi || chart_offscale(p, i) ||
+				    strcmp(p->floor_ulp ? "" : out_fmt(r, i), p->floor_fmt[k]) != 0)
+					continue;
+				const double x = p->floor_ulp ? 0.5 : results_stat(r, i, fm)->median;
+				if (!isnan(x))
+					v[n++] = x;
+			}
+			qsort(v, n, sizeof *v, stats_cmp_double);
+			double q = NAN;
+			if (n)
+				stats_quantile(&q, v, n, 0.5);
+			p->floor[pi * p->nfloor + k] = q;
+		}
+	free(v);
+	return SKV_OK;
+}
+
 /* The y range every panel shares: whole decades around the finite positive
- * values, with room. Lines and bars use a log axis always (errors span decades); boxes
- * only when their values span more than two decades. */
+ * values and floors, with room. Lines, bars and heatmaps (their colour) use
+ * a log axis always (errors span decades); boxes only when their values
+ * span more than two decades. */
 static void yrange(chart_plan *p)
 {
 	const results *r = p->r;
 	double lo = INFINITY, hi = -INFINITY;
+	/* A heatmap's colours are medians: its range is theirs alone. */
+	const size_t nv = p->c->kind == CHART_HEATMAP ? 1 : 3;
 	for (size_t i = 0; i < r->npoints; i++) {
 		const stat_summary *s = results_stat(r, i, p->m);
-		const double v[] = {s->min, s->median, s->max};
+		const double v[] = {s->median, s->min, s->max};
 		if (chart_offscale(p, i))
 			continue;
-		for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+		for (size_t k = 0; k < nv; k++)
 			if (isfinite(v[k]) && v[k] > 0) {
 				lo = fmin(lo, v[k]);
 				hi = fmax(hi, v[k]);
 			}
 		p->hidden += !(isfinite(s->median) && s->median > 0);
 	}
+	for (size_t k = 0; k < p->panel.n * p->nfloor; k++)
+		if (isfinite(p->floor[k]) && p->floor[k] > 0)
+			lo = fmin(lo, p->floor[k]), hi = fmax(hi, p->floor[k]);
 	if (!(lo <= hi))
 		lo = hi = 1;
 	/* At least a factor 2 of room at both ends, so no curve runs along
@@ -359,7 +431,12 @@ int chart_plan_make(chart_plan *p, const results *r, const chart_spec *c, messag
 		chart_plan_free(p);
 		return rc;
 	}
-	p->legend = p->series.nkeys && p->series.n <= CHART_LEGEND_MAX;
+	if ((rc = plan_floors(p)) != SKV_OK) {
+		chart_plan_free(p);
+		return rc;
+	}
+	/* A heatmap's rows are named on its y axis, not in a legend. */
+	p->legend = p->series.nkeys && p->series.n <= CHART_LEGEND_MAX && c->kind != CHART_HEATMAP;
 	yrange(p);
 	offscale_range(p);
 	return SKV_OK;

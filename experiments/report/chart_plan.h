@@ -13,6 +13,9 @@
  * and would not fit the image); the chart says how many there are. */
 enum { CHART_LEGEND_MAX = 40 };
 
+/* At most this many floor lines (output formats) in one chart. */
+enum { CHART_FLOOR_MAX = 8 };
+
 /* Colour indices of the scripts' palette (scripts/common.gp): a number
  * format takes its rank in the library's format table, from 1 (fp16 1,
  * bf16 2, fp32 3, fp64 4, in every chart); a lone curve takes sky blue. */
@@ -39,6 +42,20 @@ typedef struct {
 	int ylog;              /* log y axis */
 	size_t hidden;         /* points whose median a log axis cannot show */
 	double off_lo, off_hi; /* medians of the off-scale preset's points; lo > hi: none */
+	/* The floor of each output format drawn: what the exact output rounded
+	 * once to it gives (the CSV's floor_err, for the normwise metric), the
+	 * median over the drawn points of that format in each panel, as
+	 * floor[pi * nfloor + k] (NaN where panel pi has none); for a ulp
+	 * metric the bound 1/2 that rounding once meets. floor_fmt[k] names
+	 * the format ("" when the CSV has no output column). */
+	size_t nfloor;
+	const char *floor_fmt[CHART_FLOOR_MAX];
+	double *floor;
+	int floor_ulp;         /* the floors are the 1/2-ulp bound */
+	/* under[si]: the earlier curve that curve si lies on (medians within 2%
+	 * at every point, in every panel), so that it would vanish under it;
+	 * SIZE_MAX when none. Line charts of at most 64 curves. */
+	size_t *under;
 } chart_plan;
 
 /* The plan of chart c for results r. SKV_EINVAL with "file:line: what" in

@@ -68,10 +68,17 @@ const char *report_meta_view(const char *meta, const char *key, size_t *n);
  * returns rc. */
 int report_fail(job *j, int rc, message *e);
 
+/* ------------------------------------- report_summary.c: first screen */
+
+/* REPORT.md's summary: the key conclusions (each computed from the CSVs of
+ * the experiments that back it, left out when one is absent) and the
+ * decision table per system preset. Nothing when none of them ran. */
+int report_write_summary(FILE *f, const job *j);
+
 /* ------------------------------------- report_page.c: REPORT.md */
 
-/* Writes REPORT.md (pending): what was run, then one section per
- * experiment. */
+/* Writes REPORT.md (pending): the summary, one section per experiment,
+ * then what was run and how to rerun it. */
 int report_write_page(job *j);
 
 #endif

@@ -1,10 +1,11 @@
-/* report_page.c - REPORT.md: what was run (from the .meta files), then one section per experiment with its chart, findings and table. */
+/* report_page.c - REPORT.md: the summary, one section per experiment with its chart, findings and links, then what was run (from the .meta files) and how to rerun it. */
 #include "report/report_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "io/self.h"
 #include "skv.h"
 
 /* Writes n bytes of text for a Markdown table cell: '|' escaped, no line breaks. */
@@ -129,14 +130,35 @@ static void write_experiments(FILE *f, const job *j)
 	fputc('\n', f);
 }
 
-static void write_header(FILE *f, const job *j)
+/* How the rerun commands start: the program of the first recorded one
+ * (build/skv from a checkout, skv installed, as io/self.c decides when the
+ * experiment ran), said once under the table. */
+static void rerun_note(FILE *f, const job *j)
 {
-	fprintf(f, "# skv report\n\n"
-		   "<!-- Written by `skv report %s` from the CSV files in this folder: rerun it rather than edit. -->\n\n"
-		   "Precision of the split-KV (flash-decoding) attention merge, measured by skv %s against an MPFR "
-		   "reference. Every number in the findings below is computed from the CSV files next to this page; "
-		   "`skv report DIR` rewrites the page and redraws every chart from them without rerunning anything.\n\n",
-		j->name, skv_version());
+	size_t n = 0;
+	const char *v = NULL;
+	for (size_t i = 0; i < j->n && !v; i++)
+		v = report_meta_view(j->s[i].meta, "reproduce", &n);
+	if (!v)
+		return;
+	size_t k = strcspn(v, " ");
+	k = k < n ? k : n;
+	if (k == 3 && strncmp(v, "skv", 3) == 0)
+		fputs("The commands start with `skv`, the installed program (`make install`); from a checkout, type "
+		      "`build/skv` instead, from its root.\n\n",
+		      f);
+	else if (k > 4 && strncmp(v + k - 4, "/skv", 4) == 0 && v[0] != '/')
+		fprintf(f, "The commands start with `%.*s`, the program built in the checkout, and run from its root; "
+			   "once installed (`make install`), type `skv` instead.\n\n",
+			(int)k, v);
+	else
+		fprintf(f, "The commands start with `%.*s`, the program that ran them; an installed skv is typed `skv`.\n\n",
+			(int)k, v);
+}
+
+/* What was run: versions, machine, dates, and one row per experiment. */
+static void write_runs(FILE *f, const job *j)
+{
 	fputs("## What was run\n\n| | |\n|---|---|\n| command | ", f);
 	/* One command (a suite) for every experiment, or one each. */
 	size_t ncmd = meta_all(NULL, j, "command", "");
@@ -175,27 +197,20 @@ static void write_header(FILE *f, const job *j)
 	else
 		fputs(" |\n| wall time | not recorded |\n\n", f);
 	write_experiments(f, j);
+	rerun_note(f, j);
 }
 
-/* The program's aggregated table (EXPERIMENT.md) without its title line,
- * its headings moved below this page's. */
-static void write_table(FILE *f, const section *s)
+static void write_header(FILE *f, const job *j)
 {
-	fprintf(f, "<details><summary>Median and max over the trials of each point (%s.md)</summary>\n\n", s->name);
-	const char *l = s->md;
-	if (l && strncmp(l, "# ", 2) == 0)
-		l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "";
-	while (l && *l == '\n')
-		l++;
-	for (; l && *l;) {
-		size_t k = strcspn(l, "\n");
-		if (*l == '#')
-			fputs("###", f);
-		fwrite(l, 1, k, f);
-		fputc('\n', f);
-		l += k + (l[k] == '\n');
-	}
-	fputs("\n</details>\n\n", f);
+	char prog[4096];
+	self_program(prog, sizeof prog);
+	fprintf(f, "# skv report\n\n"
+		   "<!-- Written by `%s report %s` from the CSV files in this folder: rerun it rather than edit. -->\n\n"
+		   "Precision of the split-KV (flash-decoding) attention merge, measured by skv %s against an MPFR "
+		   "reference. Every number below is computed from the CSV files next to this page; `%s report %s` "
+		   "rewrites the page and redraws every chart from them without rerunning anything. What was run, and "
+		   "the command that reruns each experiment, is [at the end](#what-was-run).\n\n",
+		prog, j->name, skv_version(), prog, j->name);
 }
 
 static void write_section(FILE *f, const job *j, const section *s)
@@ -205,15 +220,15 @@ static void write_section(FILE *f, const job *j, const section *s)
 		about ? about : "An experiment this version of `skv report` has no specific findings for: the median "
 				"error at each of its parameter points.");
 	fprintf(f, "![%s: %s](%s.png)\n\n", s->name, s->chart->title, s->name);
-	fprintf(f, "[SVG](%s.svg) · [CSV](%s.csv)%s%s%s%s%s%s · redraw this chart: `gnuplot -c scripts/%s.gp %s/%s.csv`\n\n",
-		s->name, s->name, s->md ? " · [table](" : "", s->md ? s->name : "", s->md ? ".md)" : "",
-		s->meta ? " · [meta](" : "", s->meta ? s->name : "", s->meta ? ".meta)" : "", s->chart->script, j->name,
-		s->name);
+	char scripts[4200];
+	self_shown_path(scripts, sizeof scripts, j->scripts);
+	fprintf(f, "[SVG](%s.svg) · [CSV](%s.csv)%s%s%s%s%s%s · redraw this chart: `gnuplot -c %s%s.gp %s/%s.csv`\n\n",
+		s->name, s->name, s->md ? " · [table of every point](" : "", s->md ? s->name : "", s->md ? ".md)" : "",
+		s->meta ? " · [meta](" : "", s->meta ? s->name : "", s->meta ? ".meta)" : "", scripts, s->chart->script,
+		j->name, s->name);
 	fputs("**Findings.** ", f);
 	fwrite(s->findings, 1, s->findings_len, f);
 	fputc('\n', f);
-	if (s->md)
-		write_table(f, s);
 }
 
 int report_write_page(job *j)
@@ -224,15 +239,18 @@ int report_write_page(job *j)
 	if (!f)
 		return SKV_ENOMEM;
 	write_header(f, j);
-	for (size_t i = 0; i < j->n; i++)
+	int rc = report_write_summary(f, j);
+	for (size_t i = 0; i < j->n && !rc; i++)
 		write_section(f, j, &j->s[i]);
+	if (!rc)
+		write_runs(f, j);
 	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
+	if (fclose(f) != 0 || bad || rc) {
 		free(text);
-		return SKV_ENOMEM;
+		return rc ? rc : SKV_ENOMEM;
 	}
 	char *out = report_path(j->dir, "REPORT", ".md");
-	int rc = out ? report_pending_write(j, out, text, len) : SKV_ENOMEM;
+	rc = out ? report_pending_write(j, out, text, len) : SKV_ENOMEM;
 	free(out);
 	free(text);
 	return rc;

@@ -116,6 +116,81 @@ int find_crossings(find_crossing *out, const results *r, const groups *g, const 
 	return SKV_OK;
 }
 
+int find_jumps(find_jump *out, const results *r, const groups *g, const char *xcol, size_t m, double xmin,
+	       double xmax, double gap, message *e)
+{
+	if (check(r, g, m, out) || !xcol)
+		return SKV_EINVAL;
+	find_jump *t = malloc((g->n ? g->n : 1) * sizeof *t);
+	if (!t)
+		return SKV_ENOMEM;
+	for (size_t gi = 0; gi < g->n; gi++) {
+		size_t n, *pt;
+		double *x, *y;
+		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, e);
+		if (rc) {
+			free(t);
+			return rc;
+		}
+		find_jump o = {.ratio = NAN};
+		for (size_t i = 0; i + 1 < n; i++) {
+			const double a = y[i], b = y[i + 1];
+			if (x[i] < xmin || x[i + 1] > xmax || x[i + 1] - x[i] > gap || !(a > 0 && b > 0) ||
+			    !isfinite(a) || !isfinite(b))
+				continue;
+			const double q = a > b ? a / b : b / a;
+			o.pairs++;
+			if (!(q <= o.ratio))
+				o = (find_jump){q, x[i], a, x[i + 1], b, o.pairs};
+		}
+		t[gi] = o;
+		free(pt), free(x), free(y);
+	}
+	memcpy(out, t, g->n * sizeof *t);
+	free(t);
+	return SKV_OK;
+}
+
+int find_shift_factor(find_factor *out, const results *r, const groups *g, const unsigned char *keep,
+		      const char *xcol, double d, size_t m, message *e)
+{
+	if (check(r, g, m, out) || !xcol || !(d > 0))
+		return SKV_EINVAL;
+	double *q = malloc(r->npoints * sizeof *q);
+	if (!q)
+		return SKV_ENOMEM;
+	size_t k = 0;
+	for (size_t gi = 0; gi < g->n; gi++) {
+		if (keep && !keep[gi])
+			continue;
+		size_t n, *pt;
+		double *x, *y;
+		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, e);
+		if (rc) {
+			free(q);
+			return rc;
+		}
+		/* x is sorted: the partner of x[i] is found moving forward */
+		for (size_t i = 0, j = 0; i < n; i++) {
+			while (j < n && x[j] < x[i] + d - 1e-9 * d)
+				j++;
+			if (j < n && fabs(x[j] - (x[i] + d)) <= 1e-9 * d && y[i] > 0 && y[j] > 0 && isfinite(y[i]) &&
+			    isfinite(y[j]))
+				q[k++] = y[i] > y[j] ? y[i] / y[j] : y[j] / y[i];
+		}
+		free(pt), free(x), free(y);
+	}
+	find_factor o = {NAN, NAN, k};
+	if (k) {
+		qsort(q, k, sizeof *q, stats_cmp_double);
+		stats_quantile(&o.median, q, k, 0.5);
+		o.max = q[k - 1];
+	}
+	free(q);
+	*out = o;
+	return SKV_OK;
+}
+
 /* A trial's value at one point of a group. */
 typedef struct {
 	unsigned long long trial;

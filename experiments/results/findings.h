@@ -49,6 +49,33 @@ typedef struct {
 
 int find_spreads(find_spread *out, const results *r, const groups *g, size_t m);
 
+/* The erratic part of a curve: the largest ratio between the medians at
+ * neighbouring x, over the pairs of consecutive points whose x lie in
+ * [xmin, xmax] and differ by at most gap (split counts 2 to 64, gap 1:
+ * every count against the next), both medians positive and finite. */
+typedef struct {
+	double ratio;          /* max(y_a / y_b, y_b / y_a); NaN without a pair */
+	double x_a, y_a;       /* the pair, x_a < x_b */
+	double x_b, y_b;
+	size_t pairs;          /* pairs compared */
+} find_jump;
+
+int find_jumps(find_jump *out, const results *r, const groups *g, const char *xcol, size_t m, double xmin,
+	       double xmax, double gap, message *e);
+
+/* How much the median moves when column xcol moves by d, all else fixed:
+ * over every group gi with keep[gi] (keep NULL: every group) and every
+ * pair of its points at x and x + d (to within 1e-9 |d|), both medians
+ * positive and finite, the factor max / min of the two medians: its median
+ * and largest (NaN and 0 pairs when there is none). */
+typedef struct {
+	double median, max;
+	size_t pairs;
+} find_factor;
+
+int find_shift_factor(find_factor *out, const results *r, const groups *g, const unsigned char *keep,
+		      const char *xcol, double d, size_t m, message *e);
+
 /* Median of group gi's point whose column col equals num, divided by the
  * smallest median among its points whose col is one of den[0..nden):
  * how many times worse one rule is than the best reference rule. *best gets

@@ -3,6 +3,7 @@
 
   make_safetensors.py DIR          writes DIR/interop.safetensors and DIR/st_expected.txt
   make_safetensors.py check FILE   reads FILE strictly, prints its tensors (manifest lines)
+  make_safetensors.py grade DIR    writes DIR/grade.safetensors, a decode step for skv grade (below)
 
 Written from the format's description (huggingface/safetensors README.md,
 "Format"): an 8-byte little-endian header size N, N bytes of UTF-8 JSON
@@ -140,9 +141,47 @@ def check(path):
         print("meta " + k.encode().hex() + " " + v.encode().hex())
 
 
+def grade(d):
+    """A decode step skv did not compute: two query heads over one KV head, 20 keys, head_dim 8,
+    q, k, v float16 (struct's "e", round to nearest even), out and lse the float64 attention of
+    the stored values rounded once to float32 (struct's "f", to nearest even), so skv grade must
+    find out's error equal to its floor (unless the float64 result lies within about 1e-16 of a
+    float32 midpoint, which it does not for this seed). Standard library only."""
+    import random
+    rnd = random.Random(20250612)
+    h, n, dim = 2, 20, 8
+    half = lambda x: struct.unpack("<e", struct.pack("<e", x))[0]
+    q = [[half(rnd.gauss(0, 0.5)) for _ in range(dim)] for _ in range(h)]
+    k = [[half(rnd.gauss(0, 1)) for _ in range(dim)] for _ in range(n)]
+    v = [[half(rnd.gauss(0, 1)) for _ in range(dim)] for _ in range(n)]
+    scale = 1 / math.sqrt(dim)
+    out, lse = [], []
+    for qh in q:
+        s = [scale * math.fsum(a * b for a, b in zip(qh, kj)) for kj in k]
+        m = max(s)
+        p = [math.exp(x - m) for x in s]
+        tot = math.fsum(p)
+        out.append([math.fsum(pj * vj[i] for pj, vj in zip(p, v)) / tot for i in range(dim)])
+        lse.append(m + math.log(tot))
+    ts = [("q", "F16", [h, dim], sum(q, [])), ("k", "F16", [1, n, dim], sum(k, [])),
+          ("v", "F16", [1, n, dim], sum(v, [])), ("out", "F32", [h, dim], sum(out, [])),
+          ("lse", "F32", [h], lse)]
+    buf, header = b"", {}
+    for name, dtype, shape, vals in ts:
+        raw = encode(dtype, vals)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(buf), len(buf) + len(raw)]}
+        buf += raw
+    text = json.dumps(header).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(d + "/grade.safetensors", "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + buf)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "check":
         check(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "grade":
+        grade(sys.argv[2])
     elif len(sys.argv) == 2:
         write(sys.argv[1])
     else:

@@ -10,6 +10,7 @@ fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, splits 16, layo
 ntrials = 16
 metric = 'norm_rel_err'
 xlabel = 'preset'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 2
 array panel[2] = ['LSE offset 0', 'LSE offset 500']
@@ -21,9 +22,15 @@ xcat = 1
 ncat = 11
 array xticlab[11] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'vllm-v2', 'vllm-unified', 'llamacpp-cuda', 'sglang-gqa']
 xticlen = 13
-ymin = 9.9999999999999995e-08
+nx = 11
+array rowlab[3] = ['exact', 'fast', 'cuda']
+ymin = 1e-08
 ymax = 0.10000000000000001
 ylog = 1
+nfloor = 3
+floor_ulp = 0
+array floor_fmt[3] = ['bf16', 'fp16', 'fp32']
+array floor_y[6] = [0.0016278687792631941, 0.00020565003393111623, 2.5313507634267915e-08, 0.0016278687792631941, 0.00020565003393111623, 2.5313507634267915e-08]
 note = ''
 $data << EOD
 # panel 1, series 1

@@ -1,4 +1,4 @@
-# block-size data for scripts/block-size.gp, written by `skv report` from block-size.csv; do not edit.
+# block-size data for scripts/split-count.gp, written by `skv report` from block-size.csv; do not edit.
 # Variables name the chart; $data holds one block per curve, panel pi and
 # series si (1-based) at index (pi - 1) * nseries + si - 1, one line per
 # point: x  median  min  max  q1  q3 of the metric over the trials.
@@ -10,6 +10,7 @@ fixed = 'ctx 256, head-dim 64, score scale 0.5, input fp32, LSE offset 0, p fp32
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'online-softmax block size (keys per block)'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 2
 array panel[2] = ['gaussian', 'ramp']
@@ -21,9 +22,15 @@ xcat = 0
 ncat = 0
 array xticlab[1] = ['']
 xticlen = 0
+nx = 9
+array rowlab[6] = ['fp16, 0', 'bf16, 0', 'fp32, 0', 'fp16, 1', 'bf16, 1', 'fp32, 1']
 ymin = 1e-08
 ymax = 1
 ylog = 1
+nfloor = 1
+floor_ulp = 0
+array floor_fmt[1] = ['fp32']
+array floor_y[2] = [2.3355108803972268e-08, 2.4828947698302071e-08]
 note = ''
 $data << EOD
 # panel 1, series 1

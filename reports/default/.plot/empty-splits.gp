@@ -10,6 +10,7 @@ fixed = 'ctx 1024, head-dim 64, dist gaussian, score scale 0.5, LSE offset 0, sp
 ntrials = 4
 metric = 'norm_rel_err'
 xlabel = 'preset'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 1
 array panel[1] = ['']
@@ -21,9 +22,15 @@ xcat = 1
 ncat = 15
 array xticlab[15] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401']
 xticlen = 18
-ymin = 9.9999999999999998e-17
+nx = 15
+array rowlab[4] = ['even', 'last-empty', 'holes', 'all-empty']
+ymin = 1.0000000000000001e-17
 ymax = 0.01
 ylog = 1
+nfloor = 4
+floor_ulp = 0
+array floor_fmt[4] = ['bf16', 'fp16', 'fp64', 'fp32']
+array floor_y[4] = [0.0017775039129015622, 0.0001681552539845395, 4.2720352664042163e-17, 2.4199083245671352e-08]
 note = '17 points with a zero, infinite or NaN median not drawn'
 $data << EOD
 # panel 1, series 1
@@ -81,19 +88,19 @@ $data << EOD
 
 
 # panel 1, series 4
-1 0 1e-16 1e-16 1e-16 1e-16
-2 0 1e-16 1e-16 1e-16 1e-16
-3 0 1e-16 1e-16 1e-16 1e-16
+1 0 1e-17 1e-17 1e-17 1e-17
+2 0 1e-17 1e-17 1e-17 1e-17
+3 0 1e-17 1e-17 1e-17 1e-17
 4 NaN NaN NaN NaN NaN
-5 0 1e-16 1e-16 1e-16 1e-16
-6 0 1e-16 1e-16 1e-16 1e-16
-7 0 1e-16 1e-16 1e-16 1e-16
-8 0 1e-16 1e-16 1e-16 1e-16
+5 0 1e-17 1e-17 1e-17 1e-17
+6 0 1e-17 1e-17 1e-17 1e-17
+7 0 1e-17 1e-17 1e-17 1e-17
+8 0 1e-17 1e-17 1e-17 1e-17
 9 NaN NaN NaN NaN NaN
-10 0 1e-16 1e-16 1e-16 1e-16
-11 0 1e-16 1e-16 1e-16 1e-16
-12 0 1e-16 1e-16 1e-16 1e-16
+10 0 1e-17 1e-17 1e-17 1e-17
+11 0 1e-17 1e-17 1e-17 1e-17
+12 0 1e-17 1e-17 1e-17 1e-17
 13 NaN NaN NaN NaN NaN
-14 0 1e-16 1e-16 1e-16 1e-16
+14 0 1e-17 1e-17 1e-17 1e-17
 15 NaN NaN NaN NaN NaN
 EOD

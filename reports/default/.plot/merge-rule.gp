@@ -10,6 +10,7 @@ fixed = 'ctx 1024, head-dim 8, dist gaussian, score scale 1, input fp64, LSE off
 ntrials = 32
 metric = 'norm_rel_err'
 xlabel = 'merge rule'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 1
 array panel[1] = ['']
@@ -21,9 +22,15 @@ xcat = 1
 ncat = 4
 array xticlab[4] = ['onepass', 'pairwise', 'mean', 'sum']
 xticlen = 8
+nx = 4
+array rowlab[1] = ['']
 ymin = 1.0000000000000001e-17
 ymax = 100
 ylog = 1
+nfloor = 1
+floor_ulp = 0
+array floor_fmt[1] = ['fp64']
+array floor_y[1] = [4.2546297127692237e-17]
 note = ''
 $data << EOD
 # panel 1, series 1

@@ -10,6 +10,7 @@ fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, layout even, bl
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 3
 array panel[3] = ['LSE offset 0', 'LSE offset 50', 'LSE offset 500']
@@ -21,10 +22,16 @@ xcat = 0
 ncat = 0
 array xticlab[1] = ['']
 xticlen = 0
-ymin = 9.9999999999999995e-08
+nx = 5
+array rowlab[15] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401']
+ymin = 1e-08
 ymax = 10
 ylog = 1
-note = 'exact-fp64 (medians 7.3e-16 to 3.1e-14) lies below the axis'
+nfloor = 3
+floor_ulp = 0
+array floor_fmt[3] = ['bf16', 'fp16', 'fp32']
+array floor_y[9] = [0.0016516521609409671, 0.00020565003393111623, 2.5777435734940464e-08, 0.0016516521609409671, 0.00020565003393111623, 2.5777435734940464e-08, 0.0016516521609409671, 0.00020565003393111623, 2.5777435734940464e-08]
+note = 'exact-fp64 (medians 7.3e-16 to 3.1e-14) lies below the axis; fa3 lies on fa2 (within 2%);'."\n".'flashinfer-pre4401 lies on flashinfer (within 2%); sglang-gqa lies on vllm-unified (within 2%)'
 $data << EOD
 # panel 1, series 1
 1 0.00239192 0.00222065 0.00256721 0.00230558 0.00244922

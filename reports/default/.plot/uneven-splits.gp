@@ -10,6 +10,7 @@ fixed = 'ctx 4096, head-dim 64, dist gaussian, score scale 0.5, input fp32, LSE 
 ntrials = 16
 metric = 'norm_rel_err'
 xlabel = 'split layout'
+zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 2
 array panel[2] = ['splits 16', 'splits 128']
@@ -21,9 +22,15 @@ xcat = 1
 ncat = 4
 array xticlab[4] = ['even', 'random', 'skewed', 'holes']
 xticlen = 6
-ymin = 9.9999999999999995e-08
+nx = 4
+array rowlab[4] = ['onepass', 'pairwise', 'mean', 'sum']
+ymin = 1e-08
 ymax = 1000
 ylog = 1
+nfloor = 1
+floor_ulp = 0
+array floor_fmt[1] = ['fp32']
+array floor_y[2] = [2.5193140373861636e-08, 2.5193140373861636e-08]
 note = ''
 $data << EOD
 # panel 1, series 1
