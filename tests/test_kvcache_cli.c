@@ -100,6 +100,41 @@ static void test_placements_agree(void **state)
 	free(cs);
 }
 
+/* Two shards of a kv-cache suite merge into the bytes of one run: the
+ * journal carries the second reference. */
+static void test_shards_merge(void **state)
+{
+	(void)state;
+	char suite[4300], one[4300], a[4300], b[4300], m[4300];
+	snprintf(suite, sizeof suite, "%s/kv.suite", scratch);
+	FILE *f = fopen(suite, "w");
+	assert_non_null(f);
+	fputs("run kv-cache --ctx=256 --splits=1,4 --kv-scale=tensor,mx --trials=2\n", f);
+	fclose(f);
+	snprintf(one, sizeof one, "--out=%s/one", scratch);
+	snprintf(a, sizeof a, "--out=%s/sa", scratch);
+	snprintf(b, sizeof b, "--out=%s/sb", scratch);
+	char *r1[] = {"skv", "suite", suite, one, NULL}, *r2[] = {"skv", "suite", suite, "--shard=1/2", a, NULL},
+	     *r3[] = {"skv", "suite", suite, "--shard=2/2", b, NULL};
+	char sa[4300], sb[4300];
+	snprintf(m, sizeof m, "%s/m", scratch);
+	snprintf(sa, sizeof sa, "%s/sa", scratch);
+	snprintf(sb, sizeof sb, "%s/sb", scratch);
+	char *r4[] = {"skv", "merge", m, sa, sb, NULL};
+	char **runs[] = {r1, r2, r3, r4};
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(proc_run(runs[i], NULL, NULL), 0);
+	size_t n1, n2;
+	char *x = fs_get(one + 6, "kv-cache.csv", &n1), *y = fs_get(m, "kv-cache.csv", &n2);
+	assert_non_null(x);
+	assert_non_null(y);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(x, y, n1);
+	assert_non_null(strstr(x, "orig_norm_rel_err"));
+	free(x);
+	free(y);
+}
+
 /* A preset's cache reaches the CSV and recommend's text. */
 static void test_presets_run_and_recommend(void **state)
 {
@@ -183,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_references),
 		cmocka_unit_test(test_placements_agree),
+		cmocka_unit_test(test_shards_merge),
 		cmocka_unit_test(test_presets_run_and_recommend),
 		cmocka_unit_test(test_bad_caches),
 	};
