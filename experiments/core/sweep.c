@@ -226,43 +226,32 @@ static int fail(message *e, const sweep *w, const char *what, size_t row, int st
 	return st == SKV_ENOMEM ? SKV_ENOMEM : SKV_EIO;
 }
 
-/* A drawn problem that overflows its input format: a usage error, named by
- * the flags that chose it (skv_problem_init's SKV_ERANGE: a value, the sink
- * key or the ramp outside the format, or no direction for them). */
-static int draw_range(message *e, const sweep *w, size_t row)
+/* A drawn problem that overflows its input format, or a KV cache that
+ * stores a non-finite value (an overflow in a cache format whose policy is
+ * NaN or infinity): a usage error, named by the flags that chose it
+ * (skv_problem_init's SKV_ERANGE: a value, the sink key or the ramp outside
+ * the format, or no direction for them; skv_kv_quantize's). */
+static int range_error(message *e, const sweep *w, size_t row, int kv)
 {
 	param_value v[NPARAMS];
 	size_t p;
 	uint64_t t;
 	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
 	sweep_row_values(w, row, v);
-	char in[32], sc[32], dist[32];
-	param_format(in, sizeof in, P_INPUT, v[P_INPUT]);
-	param_format(sc, sizeof sc, P_SCORE_SCALE, v[P_SCORE_SCALE]);
-	param_format(dist, sizeof dist, P_DIST, v[P_DIST]);
-	msg_set(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
-		   "%g) at point %zu trial %llu; lower --score-scale or widen --input",
-		s->exp->name, sc, dist, in, skv_format_max((skv_format)v[P_INPUT].u), p, (unsigned long long)t);
-	return SKV_EINVAL;
-}
-
-/* A cache that stores a non-finite value (an overflow in a cache format
- * whose policy is NaN or infinity): a usage error, named by its flags. */
-static int kv_range(message *e, const sweep *w, size_t row)
-{
-	param_value v[NPARAMS];
-	size_t p;
-	uint64_t t;
-	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
-	sweep_row_values(w, row, v);
-	char c[32], sc[32], g[32];
-	param_format(c, sizeof c, P_KV_CACHE, v[P_KV_CACHE]);
-	param_format(sc, sizeof sc, P_KV_SCALE, v[P_KV_SCALE]);
-	param_format(g, sizeof g, P_KV_SCALE_VALUE, v[P_KV_SCALE_VALUE]);
-	msg_set(e, "skv: %s: --kv-cache=%s with --kv-scale=%s --kv-scale-value=%s stores a value beyond the cache "
-		   "format's largest %g (NaN or inf) at point %zu trial %llu; use a saturating format (e4m3-sat, "
-		   "e5m2-sat) or a larger scale",
-		s->exp->name, c, sc, g, skv_format_max((skv_format)(v[P_KV_CACHE].u - 1)), p, (unsigned long long)t);
+	const int f[2][3] = {{P_INPUT, P_SCORE_SCALE, P_DIST}, {P_KV_CACHE, P_KV_SCALE, P_KV_SCALE_VALUE}};
+	char a[3][32];
+	for (int i = 0; i < 3; i++)
+		param_format(a[i], sizeof a[i], f[kv][i], v[f[kv][i]]);
+	if (kv)
+		msg_set(e, "skv: %s: --kv-cache=%s with --kv-scale=%s --kv-scale-value=%s stores a value beyond the "
+			   "cache format's largest %g (NaN or inf) at point %zu trial %llu; use a saturating format "
+			   "(e4m3-sat, e5m2-sat) or a larger scale",
+			s->exp->name, a[0], a[1], a[2], skv_format_max((skv_format)(v[P_KV_CACHE].u - 1)), p,
+			(unsigned long long)t);
+	else
+		msg_set(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
+			   "%g) at point %zu trial %llu; lower --score-scale or widen --input",
+			s->exp->name, a[1], a[2], a[0], skv_format_max((skv_format)v[P_INPUT].u), p, (unsigned long long)t);
 	return SKV_EINVAL;
 }
 
@@ -299,9 +288,8 @@ static int phase_instances(sweep *w, const size_t *ids, size_t n, message *e)
 	for (size_t k = 0; k < n; k++) {
 		const instance *in = &w->inst[ids[k]];
 		if (in->st != SKV_OK)
-			return in->kv_range		 ? kv_range(e, w, in->rep)
-			       : in->st == SKV_ERANGE ? draw_range(e, w, in->rep)
-						 : fail(e, w, "drawing the problem", in->rep, in->st);
+			return in->st == SKV_ERANGE ? range_error(e, w, in->rep, in->kv_range)
+						    : fail(e, w, "drawing the problem", in->rep, in->st);
 		ntruth += in->nq;
 	}
 	size_t *ti = malloc(ntruth * sizeof *ti), *tq = malloc(ntruth * sizeof *tq);
