@@ -130,10 +130,11 @@ const experiment exp_kv_cache = {
 	 "error of the merged output against the number of KV splits for each quantized KV cache format and scale "
 	 "granularity, against the stored cache and against the original K and V",
 	 "--ctx=4096 --head-dim=128 --splits=1,4,16,64,256 --lse-offset=0,1000 --input=bf16 --compute=fp32 --p=bf16 "
-	 "--partial=fp32 --lse=fp32 --combine=fp32 --output=fp32 --merge=onepass --kv-cache=e4m3-sat,e5m2-sat,e2m1 "
+	 "--partial=fp32 --lse=fp32 --combine=fp32 --output=bf16 --merge=onepass --kv-cache=e4m3-sat,e5m2-sat,e2m1 "
 	 "--kv-scale=tensor,token,mx,nvfp4 --kv-deq=values --trials=3",
 	 "bf16 tensors stored in 8- and 4-bit caches (saturating, as vLLM stores with __NV_SATFINITE) with each "
-	 "scale granularity, read by an FA2-like kernel (fp32 arithmetic, P in bf16, fp32 partials and LSEs), "
+	 "scale granularity, read by an FA2-like kernel (fp32 arithmetic, P in bf16, fp32 partials and LSEs, a "
+	 "bf16 output whose floor the chart draws), "
 	 "at LSE offsets 0 and 1000: the norm_rel_err columns are the kernel's and the merge's error on the "
 	 "stored cache, the orig_* columns add the cache's own."},
 	"What storing K and V in an 8- or 4-bit cache costs, for each scale granularity that serving systems use "
