@@ -136,7 +136,7 @@ static void grid_sentence(FILE *f, const results *r, size_t m, const narr_jump *
 		if (results_number(&o, r, p, "lse_offset", NULL) == SKV_OK)
 			hi = fmax(hi, o);
 	}
-	size_t n, same = narr_has_value(r, "lse", "fp16") && narr_has_value(r, "lse", "bf16")
+	size_t n = 0, same = narr_has_value(r, "lse", "fp16") && narr_has_value(r, "lse", "bf16")
 				 ? same_weights(&n, r, m, "fp16", "bf16", hi) : 0;
 	if (same * 2 > n)
 		fprintf(f, " At offset %s, fp16 and bf16 give the same median error (within 1%%) at %zu of the %zu "
