@@ -4,6 +4,7 @@
 #include <string.h>
 #include "scan.h"
 #include "fmt_inline.h"
+#include "problem_internal.h"
 
 int skv_partials_init(skv_partials *sp, size_t S, size_t d)
 {
@@ -70,26 +71,81 @@ static size_t zbuf_len(const size_t *tiles, size_t ntiles, size_t block)
 	return z ? z : 1;
 }
 
-static int kernel_args_ok(const skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
-			  size_t ntiles, size_t S, double lse_offset, const skv_config *cfg)
+/* The problem's sizes and arrays: K and V through s (any store). */
+static int problem_ok(const skv_kv *s, size_t row)
 {
-	return out && p && tiles && p->q && p->k && p->v && S > 0 && ntiles > 0 && row < p->nq && p->d > 0 &&
-	       p->n <= SIZE_MAX / p->d / sizeof(double) && p->nq <= SIZE_MAX / p->d / sizeof(double) &&
-	       skv_config_check(cfg) == SKV_OK && !isnan(lse_offset) && !isinf(lse_offset) && out->S == S &&
-	       out->d == p->d && out->o && out->acc && out->lse && out->m && out->l &&
-	       bounds_ok(tiles, ntiles, p->n) && (!skv_formula_row_of(cfg->formula)->pnorm || ntiles <= S);
+	const skv_problem *p = s->p;
+	return p && skv_kv_ok(s) && p->q && row < p->nq && p->d > 0 && p->n <= SIZE_MAX / p->d / sizeof(double) &&
+	       p->nq <= SIZE_MAX / p->d / sizeof(double);
 }
 
-int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
-			   size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg)
+static int kernel_args_ok(const skv_partials *out, const skv_kv *s, size_t row, const size_t *tiles,
+			  size_t ntiles, size_t S, double lse_offset, const skv_config *cfg)
 {
-	if (!kernel_args_ok(out, p, row, tiles, ntiles, S, lse_offset, cfg))
+	return out && problem_ok(s, row) && tiles && S > 0 && ntiles > 0 && skv_config_check(cfg) == SKV_OK &&
+	       !isnan(lse_offset) && !isinf(lse_offset) && out->S == S && out->d == s->p->d && out->o && out->acc &&
+	       out->lse && out->m && out->l && bounds_ok(tiles, ntiles, s->p->n) &&
+	       (!skv_formula_row_of(cfg->formula)->pnorm || ntiles <= S);
+}
+
+int skv_scores_shared(const skv_config *a, const skv_config *b)
+{
+	return a && b && a->compute == b->compute && a->formula == b->formula && a->base == b->base;
+}
+
+static int scores_kv(double *z, const skv_kv *s, size_t row, size_t lo, size_t hi, double lse_offset,
+		     const skv_config *cfg)
+{
+	if (!z || !problem_ok(s, row) || lo > hi || hi > s->p->n || skv_config_check(cfg) != SKV_OK ||
+	    isnan(lse_offset) || isinf(lse_offset))
 		return SKV_EINVAL;
+	const skv_problem *p = s->p;
+	skv_rows rd;
+	double *qs = malloc(p->d * sizeof *qs);
+	if (!qs || skv_rows_open(&rd, s, lo, hi) != SKV_OK) {
+		free(qs);
+		return SKV_ENOMEM;
+	}
+	skv_scan_consts sc;
+	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
+	skv_scan_query(qs, p->q + row * p->d, p->d, &sc, cfg);
+	skv_scan_scores(z, qs, &rd, p->d, lo, hi, &sc, cfg);
+	skv_rows_close(&rd);
+	free(qs);
+	return SKV_OK;
+}
+
+int skv_scores(double *z, const skv_problem *p, size_t row, double lse_offset, const skv_config *cfg)
+{
+	if (!p)
+		return SKV_EINVAL;
+	const skv_kv s = skv_kv_plain(p);
+	return scores_kv(z, &s, row, 0, p->n, lse_offset, cfg);
+}
+
+int skv_scores_packed(double *z, const skv_packed *p, size_t row, size_t lo, size_t hi, double lse_offset,
+		      const skv_config *cfg)
+{
+	if (!p)
+		return SKV_EINVAL;
+	const skv_kv s = skv_kv_packed(p);
+	return scores_kv(z, &s, row, lo, hi, lse_offset, cfg);
+}
+
+/* The split kernel on K and V read through s, with the scores z (or NULL). */
+static int kernel_kv(skv_partials *out, const skv_kv *s, size_t row, const double *z, const size_t *tiles,
+		     size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg)
+{
+	if (!kernel_args_ok(out, s, row, tiles, ntiles, S, lse_offset, cfg))
+		return SKV_EINVAL;
+	const skv_problem *p = s->p;
 	const size_t d = p->d;
 	const int pnorm = skv_formula_row_of(cfg->formula)->pnorm;
 	double *zbuf = malloc(zbuf_len(tiles, ntiles, pnorm ? 0 : block) * sizeof *zbuf);
 	double *qs = malloc(d * sizeof *qs), *lane = cfg->lanes > 1 ? malloc(cfg->lanes * sizeof *lane) : NULL;
-	if (!zbuf || !qs || (cfg->lanes > 1 && !lane)) {
+	skv_rows rd;
+	int st = zbuf && qs && (cfg->lanes <= 1 || lane) ? skv_rows_open(&rd, s, 0, p->n) : SKV_ENOMEM;
+	if (st != SKV_OK) {
 		free(zbuf);
 		free(qs);
 		free(lane);
@@ -99,21 +155,41 @@ int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, 
 	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
 	skv_scan_query(qs, p->q + row * d, d, &sc, cfg);
 	const int rev = cfg->blocks == SKV_BLOCKS_REVERSE;
-	for (size_t s = 0; s < S; s++) {
-		skv_scan_state st = {0.0, 0.0, lane, out->acc + s * d};
-		skv_scan_reset(&st, d, cfg);
-		/* split s holds tiles s, s + S, ...: nt of them */
-		size_t nt = s < ntiles ? (ntiles - s - 1) / S + 1 : 0;
+	for (size_t sp = 0; sp < S; sp++) {
+		skv_scan_state ss = {0.0, 0.0, lane, out->acc + sp * d, z};
+		skv_scan_reset(&ss, d, cfg);
+		/* split sp holds tiles sp, sp + S, ...: nt of them */
+		size_t nt = sp < ntiles ? (ntiles - sp - 1) / S + 1 : 0;
 		for (size_t i = 0; i < nt; i++) {
-			size_t t = s + (rev ? nt - 1 - i : i) * S;
-			skv_scan(&st, qs, p->k, p->v, d, tiles[t], tiles[t + 1], block, &sc, cfg, zbuf);
+			size_t t = sp + (rev ? nt - 1 - i : i) * S;
+			skv_scan(&ss, qs, &rd, d, tiles[t], tiles[t + 1], block, &sc, cfg, zbuf);
 		}
-		skv_scan_finish(out->o + s * d, &out->lse[s], &out->m[s], &out->l[s], &st, d, &sc, cfg);
+		skv_scan_finish(out->o + sp * d, &out->lse[sp], &out->m[sp], &out->l[sp], &ss, d, &sc, cfg);
 	}
+	skv_rows_close(&rd);
 	free(zbuf);
 	free(qs);
 	free(lane);
 	return SKV_OK;
+}
+
+int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
+			   size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg)
+{
+	if (!p)
+		return SKV_EINVAL;
+	const skv_kv s = skv_kv_plain(p);
+	return kernel_kv(out, &s, row, NULL, tiles, ntiles, S, block, lse_offset, cfg);
+}
+
+int skv_split_kernel_packed(skv_partials *out, const skv_packed *p, size_t row, const double *z,
+			    const size_t *tiles, size_t ntiles, size_t S, size_t block, double lse_offset,
+			    const skv_config *cfg)
+{
+	if (!p)
+		return SKV_EINVAL;
+	const skv_kv s = skv_kv_packed(p);
+	return kernel_kv(out, &s, row, z, tiles, ntiles, S, block, lse_offset, cfg);
 }
 
 int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const size_t *bounds,

@@ -51,6 +51,55 @@ static int fits(double r, double x, skv_format f)
 	return fits_in(r, x, skv_format_overflow(f) == SKV_OVERFLOW_SAT, skv_format_max(f));
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The rounding of drawing, four values at a time: m[i] = RN_f(m[i]) for a
+ * signed format f rounded on bits (skv_round_bits_i's normal-range path:
+ * the same integer steps on each lane's pattern) or by the binary32
+ * conversion (skv_round_row_i's). A group with a lane outside that case
+ * (below 2^emin, above max, not finite) goes through the scalar rounding
+ * and fits_in; every value of a vector group is a finite value of f no
+ * larger than max in magnitude, so it fits. Returns 0 if a value did not. */
+__attribute__((target("avx2"))) static int round_avx2(double *m, size_t n, skv_format f, const skv_fmt_i *r)
+{
+	const __m256i sgn = _mm256_set1_epi64x((long long)SKV_I_SIGN), mn = _mm256_set1_epi64x((long long)r->minbits - 1);
+	const __m256i mx = _mm256_set1_epi64x((long long)skv_bits_i(r->max)), half = _mm256_set1_epi64x((long long)r->half);
+	const __m256i lsb = _mm256_set1_epi64x((long long)r->lsb), keep = _mm256_set1_epi64x((long long)r->keep);
+	const __m128i sh = _mm_cvtsi32_si128((int)r->sh);
+	const int sat = r->ovf == SKV_OVERFLOW_SAT;
+	int ok = 1;
+	size_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		const __m256i u = _mm256_loadu_si256((const __m256i *)(m + i)), sign = _mm256_and_si256(u, sgn);
+		__m256i a = _mm256_xor_si256(u, sign); /* |x|'s pattern, below 2^63: signed compares are right */
+		__m256i bad = _mm256_or_si256(_mm256_cmpgt_epi64(mn, a), _mm256_cmpgt_epi64(a, mx));
+		if (r->kind == SKV_RND_HW32) {
+			const __m256d y = _mm256_cvtps_pd(_mm256_cvtpd_ps(_mm256_castsi256_pd(u)));
+			a = _mm256_xor_si256(_mm256_castpd_si256(y), sign);
+		} else {
+			a = _mm256_add_epi64(a, _mm256_add_epi64(half, _mm256_and_si256(_mm256_srl_epi64(a, sh), lsb)));
+			a = _mm256_and_si256(a, keep);
+		}
+		bad = _mm256_or_si256(bad, _mm256_cmpgt_epi64(a, mx));
+		if (_mm256_testz_si256(bad, bad)) {
+			_mm256_storeu_si256((__m256i *)(m + i), _mm256_or_si256(a, sign));
+			continue;
+		}
+		for (size_t t = i; t < i + 4; t++) {
+			const double x = m[t];
+			m[t] = skv_round_i(f, x);
+			ok &= fits_in(m[t], x, sat, r->max);
+		}
+	}
+	for (; i < n; i++) {
+		const double x = m[i];
+		m[i] = skv_round_i(f, x);
+		ok &= fits_in(m[i], x, sat, r->max);
+	}
+	return ok;
+}
+#endif
+
 /* Fills m[0..count) with RN_f(RN64(mult * z)) for consecutive normal draws z;
  * the multiplication by 1.0 is exact, so K and V are RN_f(z). Returns 0 when
  * a value overflowed the format. */
@@ -60,6 +109,13 @@ static int draw(double *m, size_t count, double mult, skv_format f, skv_rng *r)
 	const double mx = skv_format_max(f);
 	int ok = 1;
 	skv_rng_normals(m, count, r); /* the values of count skv_rng_normal calls */
+#if defined(__x86_64__) && defined(__GNUC__)
+	/* mult = 1 (K and V): the product is exact, so the vectors round z */
+	const skv_fmt_i *row = skv_fmt_i_of(f);
+	if (mult == 1.0 && row && row->sgn && row->zero && (row->kind == SKV_RND_BITS || row->kind == SKV_RND_HW32) &&
+	    __builtin_cpu_supports("avx2"))
+		return round_avx2(m, count, f, row);
+#endif
 	for (size_t i = 0; i < count; i++) {
 		const double x = mult * m[i];
 		m[i] = skv_round_i(f, x);

@@ -115,16 +115,27 @@ void skv_scan_query(double *qs, const double *q, size_t d, const skv_scan_consts
 /* The score of key kj: q . kj accumulated by fma in compute, as a tensor
  * core accumulates exact products, then the formula's scale and offset. */
 static double score(const double *q, const double *kj, size_t d, const skv_scan_consts *sc, const skv_formula_row *f,
-		    skv_format c)
+		    skv_format c, int hw)
 {
 	double s = 0.0;
-	for (size_t i = 0; i < d; i++)
-		s = skv_fma_i(c, q[i], kj[i], s);
+	if (hw)
+		s = skv_hw32_dot(q, kj, d); /* the same chain in hardware binary32 (scan_hw32.c) */
+	else
+		for (size_t i = 0; i < d; i++)
+			s = skv_fma_i(c, q[i], kj[i], s);
 	if (f->raw || f->qscale)
 		return skv_add_i(c, s, sc->offset);
 	if (f->two_mul)
 		return skv_mul_i(c, skv_add_i(c, skv_mul_i(c, s, sc->rscale), sc->offset), sc->k2);
 	return skv_add_i(c, skv_mul_i(c, s, sc->scale), sc->offset);
+}
+
+void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
+		     const skv_scan_consts *sc, const skv_config *cfg)
+{
+	const int hw = skv_hw32_on(cfg);
+	for (size_t j = lo; j < hi; j++)
+		z[j] = score(q, skv_rows_k(rd, j - rd->lo), d, sc, &formulas[cfg->formula], cfg->compute, hw);
 }
 
 /* One accumulator update, computed in compute and kept in the
@@ -179,15 +190,34 @@ static void sum_add(skv_scan_state *st, double p, size_t j, size_t lo, const skv
 	}
 }
 
+/* acc += pr v_j in compute, kept in the accumulator's format: in hardware
+ * binary32 where skv_hw32_on allows it and there is no accumulator format. */
+static void pv_add(skv_scan_state *st, double pr, const double *vj, size_t d, const skv_config *cfg, int hw)
+{
+	if (hw && !cfg->acc) {
+		skv_hw32_pv(st->acc, pr, vj, d);
+		return;
+	}
+	for (size_t i = 0; i < d; i++)
+		st->acc[i] = acc_keep(cfg, skv_fma_i(cfg->compute, pr, vj[i], st->acc[i]));
+}
+
+/* The score of key j: the shared one (st->z, skv_scores) or computed. */
+static double score_of(const skv_scan_state *st, const double *q, skv_rows *rd, size_t j, size_t d,
+		       const skv_scan_consts *sc, const skv_formula_row *f, skv_format c, int hw)
+{
+	return st->z ? st->z[j] : score(q, skv_rows_k(rd, j - rd->lo), d, sc, f, c, hw);
+}
+
 /* One block [b0, b1) of the online softmax. */
-static void scan_block(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t b0,
-		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+static void scan_block(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t b0,
+		       size_t b1, size_t lo, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, int hw)
 {
 	const skv_format c = cfg->compute, pf = cfg->p;
 	const skv_formula_row *f = &formulas[cfg->formula];
 	double bmax = -INFINITY, alpha = 1.0, bs = 0.0;
 	for (size_t j = b0; j < b1; j++) {
-		zbuf[j - b0] = score(q, k + j * d, d, sc, f, c);
+		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, hw);
 		bmax = fmax(bmax, zbuf[j - b0]);
 	}
 	double mnew = fmax(st->m, bmax);
@@ -206,10 +236,7 @@ static void scan_block(skv_scan_state *st, const double *q, const double *k, con
 			sum_add(st, pj, j, lo, cfg);
 		/* FlashAttention converts P to the input type before its
 		 * tensor-core P.V; the sum above uses the unrounded P. */
-		double pr = skv_round_i(pf, pj);
-		const double *vj = v + j * d;
-		for (size_t i = 0; i < d; i++)
-			st->acc[i] = acc_keep(cfg, skv_fma_i(c, pr, vj[i], st->acc[i]));
+		pv_add(st, skv_round_i(pf, pj), skv_rows_v(rd, j - rd->lo), d, cfg, hw);
 	}
 	if (f->blocksum)
 		st->l = skv_fma_i(c, st->l, alpha, bs);
@@ -218,14 +245,14 @@ static void scan_block(skv_scan_state *st, const double *q, const double *k, con
 /* vLLM's split: every score first, the max, the exp-sum, then P
  * normalised by RN(1/RN(l + RN(1e-6))) and rounded to cfg->p before P.V;
  * the accumulator is then the partial itself. */
-static void scan_pnorm(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
-		       size_t hi, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
+static void scan_pnorm(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t lo,
+		       size_t hi, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf, int hw)
 {
 	const skv_format c = cfg->compute;
 	const skv_formula_row *f = &formulas[cfg->formula];
 	double m = -INFINITY;
 	for (size_t j = lo; j < hi; j++) {
-		zbuf[j - lo] = score(q, k + j * d, d, sc, f, c);
+		zbuf[j - lo] = score_of(st, q, rd, j, d, sc, f, c, hw);
 		m = fmax(m, zbuf[j - lo]);
 	}
 	if (m == -INFINITY)
@@ -238,18 +265,16 @@ static void scan_pnorm(skv_scan_state *st, const double *q, const double *k, con
 	double l = cfg->lanes > 1 ? skv_butterfly(st->lane, cfg->lanes, c) : st->l;
 	double inv = k_rcp(cfg, skv_add_i(c, l, skv_round_i(c, VLLM_EPS)));
 	for (size_t j = lo; j < hi; j++) {
-		double pr = skv_round_i(cfg->p, skv_mul_i(c, zbuf[j - lo], inv));
-		const double *vj = v + j * d;
-		for (size_t i = 0; i < d; i++)
-			st->acc[i] = acc_keep(cfg, skv_fma_i(c, pr, vj[i], st->acc[i]));
+		pv_add(st, skv_round_i(cfg->p, skv_mul_i(c, zbuf[j - lo], inv)), skv_rows_v(rd, j - rd->lo), d, cfg, hw);
 	}
 }
 
-void skv_scan(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
+void skv_scan(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t lo,
 	      size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf)
 {
+	const int hw = skv_hw32_on(cfg);
 	if (formulas[cfg->formula].pnorm) {
-		scan_pnorm(st, q, k, v, d, lo, hi, sc, cfg, zbuf);
+		scan_pnorm(st, q, rd, d, lo, hi, sc, cfg, zbuf, hw);
 		return;
 	}
 	const size_t n = hi - lo;
@@ -263,7 +288,7 @@ void skv_scan(skv_scan_state *st, const double *q, const double *k, const double
 	for (size_t i = 0; i < nb; i++) {
 		size_t bi = cfg->blocks == SKV_BLOCKS_REVERSE ? nb - 1 - i : i, b0 = lo + bi * block;
 		size_t b1 = hi - b0 < block ? hi : b0 + block;
-		scan_block(st, q, k, v, d, b0, b1, lo, sc, cfg, zbuf);
+		scan_block(st, q, rd, d, b0, b1, lo, sc, cfg, zbuf, hw);
 	}
 }
 

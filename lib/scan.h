@@ -2,6 +2,7 @@
 #ifndef SKV_SCAN_H
 #define SKV_SCAN_H
 #include "skv.h"
+#include "problem_internal.h"
 
 /* How the score constant c is formed (d: the double softmax scale, k:
  * log2 e where the base is 2 or e2, else 1; RN to compute). */
@@ -57,18 +58,28 @@ typedef struct {
 	double m, l;
 	double *lane; /* [lanes], or NULL */
 	double *acc;  /* [d] */
+	const double *z; /* NULL, or the scores of every key of the problem (skv_scores), z[j] for key j */
 } skv_scan_state;
 
 /* Sets st to the empty state: m = -inf, sums and acc 0. */
 void skv_scan_reset(skv_scan_state *st, size_t d, const skv_config *cfg);
 
-/* Folds keys [lo, hi) of (k, v) into st for query q (already q-scaled by
- * the caller for qscale), in blocks of `block` keys (0: one block; forced
+/* Folds keys [lo, hi) of K and V into st for query q (already q-scaled by
+ * the caller for qscale), the keys read through rd (a reader of keys
+ * rd->lo .. rd->hi-1 covering [lo, hi): a double problem's own rows or a
+ * packed one's decoded, the same values), in blocks of `block` keys (0: one block; forced
  * to one block by pnorm formulas), every operation in cfg->compute and P
  * rounded to cfg->p before P.V; blocks visited in cfg->blocks order. zbuf
  * holds one block of scores (pnorm: the whole range). */
-void skv_scan(skv_scan_state *st, const double *q, const double *k, const double *v, size_t d, size_t lo,
+void skv_scan(skv_scan_state *st, const double *q, skv_rows *rd, size_t d, size_t lo,
 	      size_t hi, size_t block, const skv_scan_consts *sc, const skv_config *cfg, double *zbuf);
+
+/* z[j] for lo <= j < hi (keys read through rd as in skv_scan): the score of key j exactly as skv_scan computes
+ * it (q already q-scaled by the caller): it depends on q, k_j, cfg's
+ * compute format, formula and base and the constants sc, not on any block
+ * or split, so scans that differ only there may share it (st->z). */
+void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
+		     const skv_scan_consts *sc, const skv_config *cfg);
 
 /* Ends a scan: the lanes' butterfly, o = acc / l as the formula divides,
  * the LSE as the formula writes it (in the config's base), and the max as
@@ -86,6 +97,15 @@ double skv_butterfly(const double *lane, size_t T, skv_format c);
 
 /* q'_i = RN(q_i RN(scale)) into qs[d] for the qscale formula; else a copy. */
 void skv_scan_query(double *qs, const double *q, size_t d, const skv_scan_consts *sc, const skv_config *cfg);
+
+/* scan_hw32.c: 1 when cfg's scan may run its two fma loops in hardware
+ * binary32 (compute fp32, input values binary32 values, a CPU with AVX2
+ * and FMA): the same bits as the emulation (the file states why). */
+int skv_hw32_on(const skv_config *cfg);
+/* q . k accumulated by binary32 fma in order from 0 (q, k binary32 values). */
+double skv_hw32_dot(const double *q, const double *k, size_t d);
+/* acc_i = RN32(p v_i + acc_i) for i < d (all binary32 values). */
+void skv_hw32_pv(double *acc, double p, const double *v, size_t d);
 
 /* Converts an LSE in the config's base to natural log units in double
  * (exact enough: one rounding, relative 2^-53). */

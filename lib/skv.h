@@ -261,9 +261,8 @@ typedef enum {
  * prob.k and prob.v are the same arrays when store is SKV_STORE_F64, NULL
  * otherwise (so a reader of doubles refuses a packed problem, SKV_EINVAL,
  * instead of misreading it). Readers of doubles take rows through
- * skv_packed_rows; skv_truth_range_packed streams them. (skv_problem itself
- * gains these fields once every reader does: the split kernels read
- * prob.k and prob.v directly today.) */
+ * skv_packed_rows; skv_truth_range_packed, skv_scores_packed,
+ * skv_split_kernel_packed and skv_attention_online_packed stream them. */
 typedef struct {
 	skv_problem prob;
 	skv_store store;
@@ -784,6 +783,34 @@ int skv_split_kernel(skv_partials *out, const skv_problem *p, size_t row, const 
 int skv_split_kernel_tiled(skv_partials *out, const skv_problem *p, size_t row, const size_t *tiles,
 			   size_t ntiles, size_t S, size_t block, double lse_offset, const skv_config *cfg);
 
+/* The scores of query row `row` of p as the split kernel computes them
+ * under cfg and lse_offset (the formula above, the row q-scaled where the
+ * formula does so), z[j] for every key j (n entries). They depend on the
+ * problem, the row, the offset and cfg's compute format, formula and base
+ * only, not on the splits, tiles or block size: kernels of one row whose
+ * configurations skv_scores_shared accepts may share one z (the sweep of
+ * the program computes it once per problem). SKV_EINVAL as the kernel
+ * (nothing written); SKV_ENOMEM. skv_scores_packed: the same on a packed
+ * problem (the same values, so the same scores) for keys lo <= j < hi
+ * only (z[j] written for those; SKV_EINVAL unless lo <= hi <= n). */
+int skv_scores(double *z, const skv_problem *p, size_t row, double lse_offset, const skv_config *cfg);
+int skv_scores_packed(double *z, const skv_packed *p, size_t row, size_t lo, size_t hi, double lse_offset,
+		      const skv_config *cfg);
+/* 1 when configurations a and b give the same scores (equal compute
+ * format, formula and base), else 0 (also for a NULL one). */
+int skv_scores_shared(const skv_config *a, const skv_config *b);
+/* skv_split_kernel_tiled on a packed problem (K and V decoded a chunk of
+ * rows at a time: O(d) memory beyond the problem), reading key j's score
+ * from z[j] when z is not NULL instead of computing it. With z from
+ * skv_scores of the same problem, row and lse_offset under a configuration
+ * skv_scores_shared accepts with cfg, the partials are bit for bit those of
+ * skv_split_kernel_tiled on the problem as doubles (tests/test_scan_hw32.c).
+ * A double problem is a packed one of store SKV_STORE_F64 with k and v its
+ * own arrays. Errors as skv_split_kernel_tiled. */
+int skv_split_kernel_packed(skv_partials *out, const skv_packed *p, size_t row, const double *z,
+			    const size_t *tiles, size_t ntiles, size_t S, size_t block, double lse_offset,
+			    const skv_config *cfg);
+
 /* Rounds o and acc to cfg->partial and lse, m, l to cfg->lse, as the kernel
  * writes them to global memory. dst may equal src. */
 int skv_partials_store(skv_partials *dst, const skv_partials *src, const skv_config *cfg);
@@ -1061,6 +1088,13 @@ const char *skv_src_status_name(skv_src_status s);
  * in natural log units. Scores as in skv_split_kernel. */
 int skv_attention_online(double *out, double *lse, const skv_problem *p, size_t block, int causal,
 			 double lse_offset, const skv_config *cfg);
+/* skv_attention_online on a packed problem (K and V decoded a chunk of rows
+ * at a time): the same values, so the same bits. z: NULL, or the scores,
+ * z[r n + j] = skv_scores_packed's z[j] for row r under a configuration
+ * skv_scores_shared accepts with cfg and the same lse_offset (j <= r where
+ * causal): read instead of computed, the same bits again. */
+int skv_attention_online_packed(double *out, double *lse, const skv_packed *p, const double *z, size_t block,
+				int causal, double lse_offset, const skv_config *cfg);
 
 /* --------------------------------------------------------------- occupancy */
 

@@ -61,6 +61,10 @@ static skv_dd dd_add(skv_dd t, double c)
 	return r;
 }
 
+/* Score sets of a causal instance (one row per key) hold nq n doubles: up
+ * to this many; beyond, its runs score for themselves. */
+#define SCORES_MAX_DOUBLES ((size_t)1 << 23)
+
 /* ------------------------------------------------------------- instances */
 
 skv_kv_cache sweep_kv_cache(const param_value *v)
@@ -90,33 +94,53 @@ int measure_instance(sweep *w, instance *in)
 	if (!in->tout || !in->tlse || (in->has_kv && (!in->oout || !in->olse)))
 		return SKV_ENOMEM;
 	const skv_format input = (skv_format)v[P_INPUT].u;
-	int st = skv_problem_init(in->has_kv ? &in->orig : &in->prob, in->nq, n, d, (skv_dist)v[P_DIST].u,
-				  v[P_SCORE_SCALE].r, input, seed_problem(v[P_SEED].u, trial));
-	if (st != SKV_OK || !in->has_kv)
+	in->prob = &in->pk.prob;
+	if (!in->has_kv)
+		return skv_packed_init(&in->pk, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r, input,
+				       seed_problem(v[P_SEED].u, trial));
+	/* the same values as the packed draw (skv_packed_init: value for value) */
+	int st = skv_problem_init(&in->orig, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r, input,
+				  seed_problem(v[P_SEED].u, trial));
+	if (st != SKV_OK)
 		return st;
 	const skv_kv_cache kc = sweep_kv_cache(v);
 	st = skv_kv_quantize(&in->kv, &in->orig, input, &kc);
 	in->kv_range = st == SKV_ERANGE;
-	if (st == SKV_OK)
-		in->prob = in->kv.kern; /* owned by kv */
+	if (st == SKV_OK) {
+		/* the kernel reads the cache as doubles (the codes of the scores
+		 * placement need not fit the input's store); kv owns the arrays */
+		in->pk.prob = in->kv.kern;
+		in->pk.store = SKV_STORE_F64;
+		in->pk.k = in->kv.kern.k;
+		in->pk.v = in->kv.kern.v;
+	}
 	return st;
 }
 
 void measure_instance_free(instance *in)
 {
-	if (in->has_kv) {
+	if (in->has_kv) { /* pk views kv's arrays: kv frees them */
+		in->pk = (skv_packed){.prob = {0}};
 		skv_kv_problem_free(&in->kv);
 		skv_problem_free(&in->orig);
-	} else {
-		skv_problem_free(&in->prob);
 	}
+	skv_packed_free(&in->pk);
 	free(in->tout);
 	free(in->tlse);
 	free(in->oout);
 	free(in->olse);
-	memset(&in->prob, 0, sizeof in->prob);
+	for (size_t i = 0; i < in->nz; i++)
+		free(in->z[i]);
+	free(in->z);
+	free(in->zcfg);
+	free(in->zoff);
+	memset(&in->pk, 0, sizeof in->pk);
 	in->tout = in->tlse = in->oout = in->olse = NULL;
 	in->has_kv = 0;
+	in->z = NULL;
+	in->zcfg = NULL;
+	in->zoff = NULL;
+	in->nz = 0;
 }
 
 size_t measure_instance_bytes(const sweep *w, const instance *in)
@@ -124,18 +148,50 @@ size_t measure_instance_bytes(const sweep *w, const instance *in)
 	param_value v[NPARAMS];
 	sweep_row_values(w, in->rep, v);
 	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
-	/* a cache keeps the original, the kernel's view and (scores
-	 * placement) the truth's values, and a second truth */
-	size_t copies = v[P_KV_CACHE].u == 0 ? 1 : v[P_KV_DEQ].u == SKV_KVD_SCORES ? 3 : 2;
-	return copies * ((in->nq + 2 * n) * d * sizeof(double) + in->nq * (d + 1) * sizeof(skv_dd));
+	const size_t wb = skv_store_bytes((skv_store)skv_store_of((skv_format)v[P_INPUT].u));
+	/* q as doubles, K and V packed, the truth, and a few score sets of nq n */
+	const size_t zs = in->nq <= SCORES_MAX_DOUBLES / n ? 4 * in->nq * n * sizeof(double) : 0;
+	if (v[P_KV_CACHE].u != 0) /* doubles: the original, the kernel's view, (scores) the truth's; two truths */
+		return (v[P_KV_DEQ].u == SKV_KVD_SCORES ? 3 : 2) * (in->nq + 2 * n) * d * sizeof(double) +
+		       2 * in->nq * (d + 1) * sizeof(skv_dd) + zs;
+	return in->nq * d * sizeof(double) + 2 * n * d * wb + in->nq * (d + 1) * sizeof(skv_dd) + zs;
+}
+
+/* A drawn problem that overflows its input format, or a KV cache that
+ * stores a non-finite value (an overflow in a cache format whose policy is
+ * NaN or infinity): a usage error, named by the flags that chose it
+ * (skv_problem_init's SKV_ERANGE: a value, the sink key or the ramp outside
+ * the format, or no direction for them; skv_kv_quantize's). */
+int measure_range_error(message *e, const sweep *w, size_t row, int kv)
+{
+	param_value v[NPARAMS];
+	size_t p;
+	uint64_t t;
+	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
+	sweep_row_values(w, row, v);
+	const int f[2][3] = {{P_INPUT, P_SCORE_SCALE, P_DIST}, {P_KV_CACHE, P_KV_SCALE, P_KV_SCALE_VALUE}};
+	char a[3][32];
+	for (int i = 0; i < 3; i++)
+		param_format(a[i], sizeof a[i], f[kv][i], v[f[kv][i]]);
+	if (kv)
+		msg_set(e, "skv: %s: --kv-cache=%s with --kv-scale=%s --kv-scale-value=%s stores a value beyond the "
+			   "cache format's largest %g (NaN or inf) at point %zu trial %llu; use a saturating format "
+			   "(e4m3-sat, e5m2-sat) or a larger scale",
+			s->exp->name, a[0], a[1], a[2], skv_format_max((skv_format)(v[P_KV_CACHE].u - 1)), p,
+			(unsigned long long)t);
+	else
+		msg_set(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
+			   "%g) at point %zu trial %llu; lower --score-scale or widen --input",
+			s->exp->name, a[1], a[2], a[0], skv_format_max((skv_format)v[P_INPUT].u), p, (unsigned long long)t);
+	return SKV_EINVAL;
 }
 
 int measure_truth(instance *in, size_t qr, int causal)
 {
-	const size_t d = in->prob.d;
-	size_t hi = causal ? qr + 1 : in->prob.n;
-	const skv_problem *tp = in->has_kv ? &in->kv.truth : &in->prob;
-	int st = skv_truth_range(in->tout + qr * d, &in->tlse[qr], tp, qr, 0, hi, SKV_TRUTH_PREC);
+	const size_t d = in->prob->d;
+	size_t hi = causal ? qr + 1 : in->prob->n;
+	int st = in->has_kv ? skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->kv.truth, qr, 0, hi, SKV_TRUTH_PREC)
+			    : skv_truth_range_packed(in->tout + qr * d, &in->tlse[qr], &in->pk, qr, 0, hi, SKV_TRUTH_PREC);
 	if (st == SKV_OK && in->has_kv)
 		st = skv_truth_range(in->oout + qr * d, &in->olse[qr], &in->orig, qr, 0, hi, SKV_TRUTH_PREC);
 	/* MPFR caches constants (log 2 for exp) per thread when its fallback
@@ -147,6 +203,60 @@ int measure_truth(instance *in, size_t qr, int causal)
 
 /* ------------------------------------------------------------ kernel runs */
 
+/* The scores do not depend on the splits, the layout or the block size
+ * (skv_scores): runs of one instance that score alike (skv_scores_shared,
+ * the same offset bits) share one set. Called from one thread, in run
+ * order, so the numbering does not depend on the schedule. */
+int measure_score_slot(sweep *w, kernel_run *kr)
+{
+	param_value v[NPARAMS];
+	uint64_t trial;
+	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
+	sweep_row_values(w, kr->rep, v);
+	instance *in = &w->inst[w->row_inst[kr->rep]];
+	kr->zi = SIZE_MAX;
+	if (in->nq > SCORES_MAX_DOUBLES / in->prob->n)
+		return SKV_OK;
+	const skv_config cfg = sweep_config(v, trial);
+	const double off = v[P_LSE_OFFSET].r;
+	for (size_t i = 0; i < in->nz; i++)
+		if (skv_scores_shared(&in->zcfg[i], &cfg) && memcmp(&in->zoff[i], &off, sizeof off) == 0) {
+			kr->zi = i;
+			return SKV_OK;
+		}
+	double **z = realloc(in->z, (in->nz + 1) * sizeof *z);
+	if (z)
+		in->z = z;
+	skv_config *c = realloc(in->zcfg, (in->nz + 1) * sizeof *c);
+	if (c)
+		in->zcfg = c;
+	double *o = realloc(in->zoff, (in->nz + 1) * sizeof *o);
+	if (o)
+		in->zoff = o;
+	if (!z || !c || !o)
+		return SKV_ENOMEM;
+	in->z[in->nz] = NULL;
+	in->zcfg[in->nz] = cfg;
+	in->zoff[in->nz] = off;
+	kr->zi = in->nz++;
+	return SKV_OK;
+}
+
+/* Set zi of `in`: row r's scores at z + r n, over the causal prefix where
+ * the instance has one row per key. */
+int measure_scores(instance *in, size_t zi)
+{
+	const size_t n = in->prob->n;
+	in->z[zi] = malloc(in->nq * n * sizeof **in->z);
+	if (!in->z[zi])
+		return SKV_ENOMEM;
+	int st = SKV_OK;
+	for (size_t r = 0; r < in->nq && st == SKV_OK; r++)
+		st = skv_scores_packed(in->z[zi] + r * n, &in->pk, r, 0, in->nq > 1 ? r + 1 : n, in->zoff[zi],
+				       &in->zcfg[zi]);
+	return st;
+}
+
 int measure_kernel(sweep *w, kernel_run *kr)
 {
 	param_value v[NPARAMS];
@@ -154,7 +264,8 @@ int measure_kernel(sweep *w, kernel_run *kr)
 	sweep_row_spec(w, kr->rep, NULL, NULL, &trial);
 	sweep_row_values(w, kr->rep, v);
 	const instance *in = &w->inst[w->row_inst[kr->rep]];
-	size_t S = (size_t)v[P_SPLITS].u, n = in->prob.n, ntiles = S;
+	const double *z = kr->zi != SIZE_MAX ? in->z[kr->zi] : NULL;
+	size_t S = (size_t)v[P_SPLITS].u, n = in->prob->n, ntiles = S;
 	skv_config cfg = sweep_config(v, trial);
 	size_t *bounds = NULL;
 	int st;
@@ -167,7 +278,7 @@ int measure_kernel(sweep *w, kernel_run *kr)
 			    : SKV_ENOMEM;
 	}
 	if (st == SKV_OK)
-		st = skv_partials_init(&kr->sp, S, in->prob.d);
+		st = skv_partials_init(&kr->sp, S, in->prob->d);
 	if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_ALL_EMPTY) {
 		/* every key masked: what a split kernel writes for an empty split */
 		for (size_t s = 0; s < S; s++) {
@@ -175,11 +286,11 @@ int measure_kernel(sweep *w, kernel_run *kr)
 			kr->sp.l[s] = 0.0;
 		}
 	} else if (st == SKV_OK && v[P_LAYOUT].u == LAYOUT_SYSTEM) {
-		st = skv_split_kernel_tiled(&kr->sp, &in->prob, 0, bounds, ntiles, S, (size_t)v[P_BLOCK_SIZE].u,
-					    v[P_LSE_OFFSET].r, &cfg);
+		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, z, bounds, ntiles, S,
+					     (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r, &cfg);
 	} else if (st == SKV_OK) {
-		st = skv_split_kernel(&kr->sp, &in->prob, 0, bounds, S, (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r,
-				      &cfg);
+		st = skv_split_kernel_packed(&kr->sp, &in->pk, 0, z, bounds, S, S,
+					     (size_t)v[P_BLOCK_SIZE].u, v[P_LSE_OFFSET].r, &cfg);
 	}
 	free(bounds);
 	return st;
@@ -263,7 +374,7 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 {
 	const instance *in = &w->inst[w->row_inst[r]];
 	const kernel_run *kr = &w->runs[w->row_run[r]];
-	const size_t d = in->prob.d;
+	const size_t d = in->prob->d;
 	skv_config cfg = sweep_config(v, trial);
 	skv_partials st;
 	int rc = skv_partials_init(&st, kr->sp.S, d);
@@ -306,12 +417,14 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 static int row_online(sweep *w, size_t r, const param_value *v, uint64_t trial)
 {
 	const instance *in = &w->inst[w->row_inst[r]];
-	const size_t d = in->prob.d, nq = in->nq;
+	const size_t d = in->prob->d, nq = in->nq;
+	const size_t zi = w->runs[w->row_run[r]].zi;
 	skv_config cfg = sweep_config(v, trial);
 	double *out = malloc(nq * d * sizeof *out), *lse = malloc(nq * sizeof *lse);
 	int rc = out && lse ? SKV_OK : SKV_ENOMEM;
 	if (rc == SKV_OK)
-		rc = skv_attention_online(out, lse, &in->prob, (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
+		rc = skv_attention_online_packed(out, lse, &in->pk, zi != SIZE_MAX ? in->z[zi] : NULL,
+						 (size_t)v[P_BLOCK_SIZE].u, (int)v[P_CAUSAL].u,
 					  v[P_LSE_OFFSET].r, &cfg);
 	if (rc != SKV_OK) {
 		free(out);

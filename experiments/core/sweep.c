@@ -12,7 +12,9 @@
  *     whole context, or the causal prefix);
  *  2. kernel runs: rows of one instance equal in every KERNEL-stage
  *     parameter too share one skv_split_kernel result, left in the compute
- *     format;
+ *     format; runs of one instance that score alike (skv_scores_shared:
+ *     whatever their splits, layout or block size) share one set of
+ *     scores, computed first;
  *  3. rows: store in the row's formats, merge, measure (or, for the online
  *     kind, run skv_attention_online and measure).
  * The keys are the stage tags of the parameter table (core.h): a new
@@ -226,35 +228,6 @@ static int fail(message *e, const sweep *w, const char *what, size_t row, int st
 	return st == SKV_ENOMEM ? SKV_ENOMEM : SKV_EIO;
 }
 
-/* A drawn problem that overflows its input format, or a KV cache that
- * stores a non-finite value (an overflow in a cache format whose policy is
- * NaN or infinity): a usage error, named by the flags that chose it
- * (skv_problem_init's SKV_ERANGE: a value, the sink key or the ramp outside
- * the format, or no direction for them; skv_kv_quantize's). */
-static int range_error(message *e, const sweep *w, size_t row, int kv)
-{
-	param_value v[NPARAMS];
-	size_t p;
-	uint64_t t;
-	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
-	sweep_row_values(w, row, v);
-	const int f[2][3] = {{P_INPUT, P_SCORE_SCALE, P_DIST}, {P_KV_CACHE, P_KV_SCALE, P_KV_SCALE_VALUE}};
-	char a[3][32];
-	for (int i = 0; i < 3; i++)
-		param_format(a[i], sizeof a[i], f[kv][i], v[f[kv][i]]);
-	if (kv)
-		msg_set(e, "skv: %s: --kv-cache=%s with --kv-scale=%s --kv-scale-value=%s stores a value beyond the "
-			   "cache format's largest %g (NaN or inf) at point %zu trial %llu; use a saturating format "
-			   "(e4m3-sat, e5m2-sat) or a larger scale",
-			s->exp->name, a[0], a[1], a[2], skv_format_max((skv_format)(v[P_KV_CACHE].u - 1)), p,
-			(unsigned long long)t);
-	else
-		msg_set(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
-			   "%g) at point %zu trial %llu; lower --score-scale or widen --input",
-			s->exp->name, a[1], a[2], a[0], skv_format_max((skv_format)v[P_INPUT].u), p, (unsigned long long)t);
-	return SKV_EINVAL;
-}
-
 /* ----------------------------------------------------------------- phases */
 
 /* Adds the seconds since t0 to instance i's busy time, when the sweep
@@ -288,7 +261,7 @@ static int phase_instances(sweep *w, const size_t *ids, size_t n, message *e)
 	for (size_t k = 0; k < n; k++) {
 		const instance *in = &w->inst[ids[k]];
 		if (in->st != SKV_OK)
-			return in->st == SKV_ERANGE ? range_error(e, w, in->rep, in->kv_range)
+			return in->st == SKV_ERANGE ? measure_range_error(e, w, in->rep, in->kv_range)
 						    : fail(e, w, "drawing the problem", in->rep, in->st);
 		ntruth += in->nq;
 	}
@@ -310,7 +283,7 @@ static int phase_instances(sweep *w, const size_t *ids, size_t n, message *e)
 		tst[t] = measure_truth(in, tq[t], causal);
 		busy_add(w, ti[t], t0);
 		calls++;
-		progress_add(&w->pg, 8.0 * (double)(causal ? tq[t] + 1 : in->prob.n) * (double)in->prob.d, SIZE_MAX);
+		progress_add(&w->pg, 8.0 * (double)(causal ? tq[t] + 1 : in->prob->n) * (double)in->prob->d, SIZE_MAX);
 	}
 	w->n_truth += calls;
 	size_t which = 0;
@@ -319,7 +292,38 @@ static int phase_instances(sweep *w, const size_t *ids, size_t n, message *e)
 	return st != SKV_OK ? fail(e, w, "computing the exact truth", w->inst[which].rep, st) : SKV_OK;
 }
 
-/* Phase 2: the chunk's split-kernel runs. */
+/* Phase 2a: the score sets of the chunk's runs, numbered in run order on
+ * one thread, then computed in parallel (each into its own slot). */
+static int phase_scores(sweep *w, const size_t *items, size_t n, const size_t *ids, size_t ni, message *e)
+{
+	for (size_t k = 0; k < n; k++) {
+		kernel_run *kr = &w->runs[items[k]];
+		int st = measure_score_slot(w, kr);
+		if (st != SKV_OK)
+			return fail(e, w, "allocating the scores", kr->rep, st);
+	}
+	size_t nz = 0;
+	for (size_t c = 0; c < ni; c++)
+		nz += w->inst[ids[c]].nz;
+	size_t *zi = malloc((nz ? nz : 1) * sizeof *zi), *zs = malloc((nz ? nz : 1) * sizeof *zs);
+	int *zst = malloc((nz ? nz : 1) * sizeof *zst);
+	if (!zi || !zs || !zst) {
+		free(zi), free(zs), free(zst);
+		return fail(e, w, "allocating", w->inst[ids[0]].rep, SKV_ENOMEM);
+	}
+	for (size_t c = 0, k = 0; c < ni; c++)
+		for (size_t z = 0; z < w->inst[ids[c]].nz; z++, k++)
+			zi[k] = ids[c], zs[k] = z;
+#pragma omp parallel for schedule(dynamic) num_threads(w->threads)
+	for (size_t k = 0; k < nz; k++)
+		zst[k] = measure_scores(&w->inst[zi[k]], zs[k]);
+	size_t which = 0;
+	int st = first_failure(zst, zi, nz, &which);
+	free(zs), free(zst), free(zi);
+	return st != SKV_OK ? fail(e, w, "the scores", w->inst[which].rep, st) : SKV_OK;
+}
+
+/* Phase 2b: the chunk's split-kernel runs. */
 static int phase_kernels(sweep *w, const size_t *items, size_t n, message *e)
 {
 	size_t calls = 0;
@@ -507,6 +511,8 @@ static int run_chunk(sweep *w, const size_t *ids, size_t n, message *e)
 	chunk_items(runs, w->runs_by, w->runs_start, ids, n);
 	int rc = phase_instances(w, ids, n, e);
 	if (rc == SKV_OK)
+		rc = phase_scores(w, runs, nk, ids, n, e);
+	if (rc == SKV_OK)
 		rc = phase_kernels(w, runs, nk, e);
 	if (rc == SKV_OK)
 		rc = phase_rows(w, rows, nr, e);
@@ -527,6 +533,10 @@ int sweep_run_list(sweep *w, const size_t *ids, size_t n, size_t chunk_max, swee
 		while (k1 < n && (!chunk_max || k1 - k0 < chunk_max) &&
 		       bytes + measure_instance_bytes(w, &w->inst[ids[k1]]) <= SWEEP_CHUNK_BYTES)
 			bytes += measure_instance_bytes(w, &w->inst[ids[k1++]]);
+		/* a multiple of the threads: every one draws a problem each round */
+		const size_t T = w->threads > 0 ? (size_t)w->threads : 1;
+		if (k1 < n && k1 - k0 > T)
+			k1 = k0 + (k1 - k0) / T * T;
 		rc = run_chunk(w, ids + k0, k1 - k0, e);
 		if (rc == SKV_OK && done)
 			rc = done(ctx, w, ids + k0, k1 - k0, e);

@@ -21,7 +21,9 @@
 typedef struct {
 	size_t rep; /* first row that uses it */
 	size_t nq;
-	skv_problem prob;
+	skv_packed pk;        /* K and V in the input's store (skv_packed_init); with a KV
+	                       * cache, doubles viewing kv.kern's arrays (kv owns them) */
+	const skv_problem *prob; /* &pk.prob: nq, n, d, q, scale */
 	skv_dd *tout; /* [nq][d] */
 	skv_dd *tlse; /* [nq] */
 	int has_kv;
@@ -30,6 +32,13 @@ typedef struct {
 	skv_dd *oout, *olse;
 	int st;
 	int kv_range; /* st is SKV_ERANGE from the cache, not the draw */
+	/* The score sets of its split-kernel runs (skv_scores of row 0): one
+	 * per configuration and offset that score differently, shared by every
+	 * run that scores alike (any splits, layout, block size). */
+	size_t nz;
+	double **z;       /* [nz][n] */
+	skv_config *zcfg; /* [nz] a configuration each was computed under */
+	double *zoff;     /* [nz] its lse offset */
 } instance;
 
 /* One split-kernel run, in the compute format, shared by every row that
@@ -38,6 +47,7 @@ typedef struct {
 	size_t rep;
 	skv_partials sp;
 	int st;
+	size_t zi; /* its score set in its instance, SIZE_MAX for none (it scores itself) */
 } kernel_run;
 
 /* The progress line on a terminal. The phases differ in cost, so progress
@@ -115,7 +125,14 @@ void measure_instance_free(instance *in);
 size_t measure_instance_bytes(const sweep *w, const instance *in);
 /* Exact attention of query row qr of `in`: the whole context, or its causal
  * prefix 0..qr when the instance has one row per key. */
+/* The usage error of an instance whose draw (kv 0) or KV cache (kv 1)
+ * gave SKV_ERANGE, naming the flags that chose it: SKV_EINVAL. */
+int measure_range_error(message *e, const sweep *w, size_t row, int kv);
 int measure_truth(instance *in, size_t qr, int causal);
+/* The score set of kernel run kr in its instance: an existing one that
+ * scores alike, or a new empty slot (filled by measure_scores). */
+int measure_score_slot(sweep *w, kernel_run *kr);
+int measure_scores(instance *in, size_t zi);
 int measure_kernel(sweep *w, kernel_run *kr);
 /* Row r: store the shared kernel run in the row's formats, merge, measure
  * (or, for the online kind, run skv_attention_online and measure). */
