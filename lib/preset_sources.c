@@ -82,35 +82,49 @@ const skv_source skv_src_fa2[SKV_NPFIELDS] = {
 				  "gemm_rs for O += P V"),
 };
 
+/* The fields fa3 and fa3-fp8 share: one kernel, two input types. */
+#define FA3_SHARED \
+	[SKV_PF_COMPUTE] = R(FA, "hopper/softmax.h:96-170", "fp32 row_max, row_sum, acc_o"), \
+	[SKV_PF_PARTIAL] = R(FA, "hopper/flash_api.cpp:1093-1097", "outaccum_type = at::ScalarType::Float"), \
+	[SKV_PF_LSE] = R(FA, "hopper/flash_api.cpp:1098", "softmax_lse_accum kFloat"), \
+	[SKV_PF_COMBINE] = R(FA, FA3C ":580-700", "float lse_sum, scale, tOrO"), \
+	[SKV_PF_BASE] = R(FA, "hopper/softmax.h:63-88,151", "exp2 of log2e-scaled scores, a natural LSE written"), \
+	[SKV_PF_BLOCKS] = R(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:793,861", "n_block from n_block_max - 1 down"), \
+	[SKV_PF_ACC] = R(FA, "hopper/softmax.h:163-170", "rescale_o on the fp32 accumulator"), \
+	[SKV_PF_FORMULA] = R(FA, "hopper/flash_api.cpp:138; hopper/softmax.h:63-88,112-120,140-154", \
+			     "raw scores, exp2f(x * scale - max_scaled); o * inv_sum; lse = row_max * " \
+			     "(softmax_scale_log2 * float(M_LN2)) + __logf(sum)"), \
+	[SKV_PF_LANES] = INF(FA, "hopper/softmax.h:60,140", "quad_allreduce_ at finalize: the wgmma C fragment spreads " \
+							    "a row over a quad like mma.sync"), \
+	[SKV_PF_MATH] = R(FA, "hopper/setup.py:668", "--use_fast_math"), \
+	[SKV_PF_MERGE] = R(FA, FA3C ":593-621,669-693", "scale = expf(L_s - max), inv_sum = 1/sum, w = scale * inv_sum; " \
+							 "the total LSE is not in the weights"), \
+	[SKV_PF_ORDER] = R(FA, FA3C ":111-114,593-617", "lane holds splits lane + 32 j, Allreduce<32>; O in split order"), \
+	[SKV_PF_THREADS] = R(FA, "hopper/flash_fwd_combine_launch_template.h:24,69; " FA3C ":73,111", \
+			     "256 threads / kBlockM 8 (kBlockK 128) = 32 lanes per column"), \
+	[SKV_PF_EMPTY] = R(FA, "hopper/epilogue_fwd.hpp:441,452-454; " FA3C ":599-605,669,685", \
+			   "empty split: LSE -inf, O unwritten; the combine skips scale <= 0"), \
+	[SKV_PF_ROUND_STATES] = NA, \
+	[SKV_PF_NORM] = NA, \
+	[SKV_PF_SYSTEM] = R(FA, "hopper/heuristics.h:25-59", "num_splits_heuristic (FA3's own)"), \
+	[SKV_PF_TENSOR_CORES] = R(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:90-110,1141,1182", \
+				  "TiledMmaQK, TiledMmaPV from GMMA::ss/rs_op_selector: wgmma for S and O")
+
 const skv_source skv_src_fa3[SKV_NPFIELDS] = {
 	[SKV_PF_INPUT] = R(FA, "hopper/flash_api.cpp:397-407", "bf16 or fp16 (e4m3 with Max_offset)"),
-	[SKV_PF_COMPUTE] = R(FA, "hopper/softmax.h:96-170", "fp32 row_max, row_sum, acc_o"),
 	[SKV_PF_P] = R(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:1157-1159", "convert_type_out(tOrP_acc, tOrP)"),
-	[SKV_PF_PARTIAL] = R(FA, "hopper/flash_api.cpp:1093-1097", "outaccum_type = at::ScalarType::Float"),
-	[SKV_PF_LSE] = R(FA, "hopper/flash_api.cpp:1098", "softmax_lse_accum kFloat"),
-	[SKV_PF_COMBINE] = R(FA, FA3C ":580-700", "float lse_sum, scale, tOrO"),
 	[SKV_PF_OUTPUT] = R(FA, FA3C ":702-703", "convert_type_out(tOrO, rO)"),
-	[SKV_PF_BASE] = R(FA, "hopper/softmax.h:63-88,151", "exp2 of log2e-scaled scores, a natural LSE written"),
-	[SKV_PF_BLOCKS] = R(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:793,861", "n_block from n_block_max - 1 down"),
-	[SKV_PF_ACC] = R(FA, "hopper/softmax.h:163-170", "rescale_o on the fp32 accumulator"),
-	[SKV_PF_FORMULA] = R(FA, "hopper/flash_api.cpp:138; hopper/softmax.h:63-88,112-120,140-154",
-			     "raw scores, exp2f(x * scale - max_scaled); o * inv_sum; lse = row_max * "
-			     "(softmax_scale_log2 * float(M_LN2)) + __logf(sum)"),
-	[SKV_PF_LANES] = INF(FA, "hopper/softmax.h:60,140", "quad_allreduce_ at finalize: the wgmma C fragment spreads "
-							    "a row over a quad like mma.sync"),
-	[SKV_PF_MATH] = R(FA, "hopper/setup.py:668", "--use_fast_math"),
-	[SKV_PF_MERGE] = R(FA, FA3C ":593-621,669-693", "scale = expf(L_s - max), inv_sum = 1/sum, w = scale * inv_sum; "
-							 "the total LSE is not in the weights"),
-	[SKV_PF_ORDER] = R(FA, FA3C ":111-114,593-617", "lane holds splits lane + 32 j, Allreduce<32>; O in split order"),
-	[SKV_PF_THREADS] = R(FA, "hopper/flash_fwd_combine_launch_template.h:24,69; " FA3C ":73,111",
-			     "256 threads / kBlockM 8 (kBlockK 128) = 32 lanes per column"),
-	[SKV_PF_EMPTY] = R(FA, "hopper/epilogue_fwd.hpp:441,452-454; " FA3C ":599-605,669,685",
-			   "empty split: LSE -inf, O unwritten; the combine skips scale <= 0"),
-	[SKV_PF_ROUND_STATES] = NA,
-	[SKV_PF_NORM] = NA,
-	[SKV_PF_SYSTEM] = R(FA, "hopper/heuristics.h:25-59", "num_splits_heuristic (FA3's own)"),
-	[SKV_PF_TENSOR_CORES] = R(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:90-110,1141,1182",
-				  "TiledMmaQK, TiledMmaPV from GMMA::ss/rs_op_selector: wgmma for S and O"),
+	FA3_SHARED,
+};
+
+const skv_source skv_src_fa3_fp8[SKV_NPFIELDS] = {
+	[SKV_PF_INPUT] = R(FA, "hopper/flash_api.cpp:397-407", "q, k, v in Float8_e4m3fn (with q/k/v_descale; unit "
+							    "descales here, the tensors already e4m3 values)"),
+	[SKV_PF_P] = ASM(FA, "hopper/mainloop_fwd_sm90_tma_gmma_ws.hpp:1157-1159",
+			 "convert_type_out(tOrP_acc, tOrP) to the e4m3 Element; saturating as CUTLASS's float_e4m3_t "
+			 "conversion (cvt.rn.satfinite) is assumed, immaterial: P <= 2^Max_offset = 256 < 448"),
+	[SKV_PF_OUTPUT] = R(FA, "hopper/flash_api.cpp mha_fwd", "out_type = q_type == Float8_e4m3fn ? BFloat16 : q_type"),
+	FA3_SHARED,
 };
 
 /* FlashInfer since PR 4401, and the fields its predecessor shares. */
@@ -403,10 +417,33 @@ const skv_source skv_src_llamacpp_cuda[SKV_NPFIELDS] = {
 static const char *const field_names[SKV_NPFIELDS] = {
 	"input", "compute", "p", "partial", "lse", "combine", "output", "base", "blocks", "acc",
 	"formula", "lanes", "math", "merge", "order", "threads", "empty", "round-states", "norm", "system",
-	"tensor-cores",
+	"tensor-cores", "kv-cache",
 };
 
 static const char *const status_names[SKV_NSRCS] = {"read", "inferred", "assumed", "defined"};
+
+/* The kv-cache field (skv_preset.kv_source). The caches' own rules (how
+ * each granularity scales, quantizes and dequantizes) are cited in
+ * lib/kvcache.c; these say what each system stores and where it applies
+ * the scales. */
+const skv_source skv_src_nokv = DEF("no KV cache: K and V as the input format holds them");
+const skv_source skv_src_kv_vllm =
+	R(VL, VLK " paged_attention_kernel",
+	  "k_vecs[j] = fp8::scaled_convert<K_vec, Quant_vec, KV_DTYPE>(k_vec_quant, *k_scale), v likewise: "
+	  "dequantized to scalar_t before Qk_dot and the P.V dot; stored by reshape_and_cache through "
+	  "scaled_vec_conversion, __nv_cvt_float_to_fp8(float(x) / scale, __NV_SATFINITE) "
+	  "(csrc/quantization/fp8/nvidia/quant_utils.cuh at 03476e5c1184); scales 1.0 unless given "
+	  "(docs.vllm.ai v0.6.6 quantization/fp8_e4m3_kvcache: 'scaling factors default to 1.0')");
+const skv_source skv_src_kv_flashinfer =
+	R("flashinfer-ai/flashinfer", "6b1a33f00684", "flashinfer/decode.py BatchDecodeWithPagedKVCacheWrapper.run",
+	  "`if k_scale is not None: sm_scale *= k_scale` before the kernel (which reads the fp8 codes), "
+	  "`if v_scale is not None: out *= v_scale` after it; one scalar per tensor (the amax-derived value "
+	  "is assumed: FlashInfer takes whatever the caller calibrated)");
+const skv_source skv_src_kv_sglang =
+	R("sgl-project/sglang", "0e6b6cf0ac71", "python/sglang/srt/layers/quantization/kvfp4_tensor.py KVFP4QuantizeUtil",
+	  "batched_quantize: blocks of 16, scale_exp = ceil(log2(clamp(block_max / 6, min=1e-10))), magnitude = "
+	  "sum(|x / 2^scale_exp| >= E2M1_BOUNDS); batched_dequantize to bfloat16 before the attention kernel "
+	  "(the cache pool dequantizes on access, sgl-project/sglang PR 12612)");
 
 const char *skv_preset_field_name(skv_preset_field f) { return (unsigned)f < SKV_NPFIELDS ? field_names[f] : NULL; }
 
@@ -414,5 +451,7 @@ const char *skv_src_status_name(skv_src_status s) { return (unsigned)s < SKV_NSR
 
 const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f)
 {
+	if (p && f == SKV_PF_KV_CACHE)
+		return p->kv_source;
 	return p && p->sources && (unsigned)f < SKV_NPFIELDS ? &p->sources[f] : NULL;
 }

@@ -371,6 +371,127 @@ double skv_norm2(const double *x, size_t n);
  * the floor of a format (the error of the exact answer stored in it). */
 double skv_dd_round(skv_format f, skv_dd t);
 
+/* ------------------------------------------------------ quantized KV caches */
+
+/* How a KV cache in a narrow format scales its values (lib/kvcache.c holds
+ * the table and the sources). Every scale is an fp32 value; x is a value
+ * of K or V as the input format holds it, c the cache format, fmax its
+ * largest finite value, RN32 and RN_c one rounding to fp32 and to c:
+ *   none    q = RN_c(x), no scale (a plain cast).
+ *   tensor  one scale for K and one for V: given, or s = RN32(amax / fmax)
+ *           from the tensor's largest magnitude (vLLM's convention,
+ *           FP8_data = Quantize(HP / scale), Dequant(FP8) * scale => HP,
+ *           csrc/quantization/fp8/nvidia/quant_utils.cuh).
+ *   head    one scale per KV head: skv's problem is one head, so the
+ *           same numbers as tensor (kept so a sweep can name it).
+ *   token   one scale per token (and head): s_j = RN32(amax_j / fmax) of
+ *           key row j.
+ *   mx      OCP Microscaling: blocks of 32 consecutive elements along
+ *           head_dim share X = 2^(floor(log2 amax_b) - emax_c), an e8m0
+ *           value; elements x / X clamped to +-fmax, then RN_c (OCP MX v1.0,
+ *           section 6.3).
+ *   nvfp4   blocks of 16 along head_dim with a ue4m3 block scale s_b =
+ *           RN_ue4m3(RN32(amax_b / fmax) / t) over an fp32 tensor scale t
+ *           (given, or RN32(amax / (fmax 448))); element scale RN32(s_b t).
+ *   sglang  SGLang's fp4 cache (--kv-cache-dtype fp4_e2m1): blocks of 16
+ *           along head_dim with an e8m0 scale X = 2^ceil(log2(max(RN32(
+ *           amax_b / 6), 1e-10))), so |x / X| <= 6 and nothing clamps; x / X
+ *           rounded to e2m1 to nearest with ties AWAY from zero (its
+ *           magnitude is the count of the bounds 0.25, 0.75, ..., 5 at or
+ *           below |x / X|); dequantized q X to the input format
+ *           (KVFP4QuantizeUtil.batched_quantize and batched_dequantize,
+ *           python/sglang/srt/layers/quantization/kvfp4_tensor.py at
+ *           sgl-project/sglang 0e6b6cf0ac71). e2m1 caches only.
+ * Quantisation (every granularity but mx): q = RN_c(RN32(x / s)), the
+ * cache format's overflow policy deciding |x / s| > fmax (vLLM stores with
+ * __nv_cvt_float_to_fp8(float(x) / scale, __NV_SATFINITE, ...): choose
+ * e4m3-sat for it). An amax of 0 gives s = 1 (mx: X = 2^-127). */
+typedef enum {
+	SKV_KVS_NONE = 0,
+	SKV_KVS_TENSOR = 1,
+	SKV_KVS_HEAD = 2,
+	SKV_KVS_TOKEN = 3,
+	SKV_KVS_MX = 4,
+	SKV_KVS_NVFP4 = 5,
+	SKV_KVS_SGLANG = 6
+} skv_kv_scale;
+#define SKV_NKVSCALES 7
+
+/* Where the kernel applies the scales. */
+typedef enum {
+	SKV_KVD_VALUES = 0, /* K and V dequantized to the input format before the
+	                     * dot products: x' = RN_in(RN32(q s)) (vLLM's paged
+	                     * attention, scaled_convert -> scaled_vec_conversion:
+	                     * float_to_half(half_to_float(fp8) * scale), bf16 alike) */
+	SKV_KVD_SCORES = 1  /* the kernel reads the codes q; K's scale joins the
+	                     * softmax scale on the host (sm_scale * k_scale in
+	                     * double) and V's multiplies the merged output, out =
+	                     * RN_out(RN32(out v_scale)) (FlashInfer decode.py,
+	                     * BatchDecodeWithPagedKVCacheWrapper.run: `sm_scale *=
+	                     * k_scale` before the kernel, `out *= v_scale` after);
+	                     * tensor and head scales only */
+} skv_kv_deq;
+#define SKV_NKVDEQS 2
+
+/* The cache of a run. format 0 is no cache (K and V as the input format
+ * holds them); SKV_KV(f) stores them in value format f. k_scale, v_scale:
+ * the given tensor scales (tensor, head; nvfp4's tensor scale), 0 to derive
+ * them from the amax. */
+#define SKV_KV(f) (1 + (int)(f))
+typedef struct {
+	int format;
+	skv_kv_scale scale;
+	skv_kv_deq deq;
+	double k_scale, v_scale;
+} skv_kv_cache;
+
+/* "none", "tensor", "head", "token", "mx", "nvfp4", "sglang-fp4"; "values", "scores";
+ * NULL for an unknown value. */
+const char *skv_kv_scale_name(skv_kv_scale s);
+const char *skv_kv_deq_name(skv_kv_deq d);
+/* Parse those names. SKV_EINVAL for anything else (the output untouched). */
+int skv_kv_scale_parse(skv_kv_scale *s, const char *name);
+int skv_kv_deq_parse(skv_kv_deq *d, const char *name);
+/* Elements per scale block along head_dim: 32 (mx), 16 (nvfp4, sglang-fp4), 0 otherwise. */
+unsigned skv_kv_block(skv_kv_scale s);
+
+/* NULL when kc is a valid cache for head dimension d, otherwise a one-line
+ * reason naming the offending value (a static string): an unknown format,
+ * a scale-only cache format (e8m0, ue4m3 hold no signed value), an unknown
+ * granularity or placement, a block that does not divide d, a given scale
+ * that is zero, negative, not finite or not above 0 once rounded to fp32,
+ * a given scale where the granularity takes none (none, token, mx,
+ * sglang-fp4), sglang-fp4 with a cache format other than e2m1, a
+ * scale without a cache format, or scores placement with a granularity
+ * other than tensor and head. */
+const char *skv_kv_cache_invalid(const skv_kv_cache *kc, size_t d);
+
+/* A problem seen through a cache. kern is what the kernel reads (q and
+ * scale of the original; K and V dequantized, or the codes with the scale
+ * folded, per deq); truth is the problem whose exact attention is the
+ * quantized cache's truth: the original q and scale with K and V the
+ * dequantized values as exact doubles (with SKV_KVD_VALUES those are
+ * kern's arrays: kern and truth share them). k_scale and v_scale are the
+ * tensor scales used (1 where none), v_post the factor the merged output
+ * takes (v_scale with SKV_KVD_SCORES, else 1). */
+typedef struct {
+	skv_problem kern, truth;
+	int shared; /* truth's K and V are kern's */
+	double k_scale, v_scale, v_post;
+} skv_kv_problem;
+
+/* Quantizes K and V of p (values of `input`) into cache kc. With format 0
+ * kern and truth are copies of p. SKV_EINVAL for NULL pointers, a bad input
+ * format or skv_kv_cache_invalid(kc, p->d) != NULL; SKV_ERANGE when a
+ * stored or dequantized value is NaN (an overflow of a NaN-policy cache
+ * format: the cache would hold NaN); SKV_ENOMEM. Nothing is written on error. */
+int skv_kv_quantize(skv_kv_problem *out, const skv_problem *p, skv_format input, const skv_kv_cache *kc);
+void skv_kv_problem_free(skv_kv_problem *kp);
+/* The merged output's last step under deq scores: RN_f(RN32(x v_post))
+ * (torch's in-place `out *= v_scale` on a tensor of format f); x itself
+ * when v_post is 1. */
+double skv_kv_post(skv_format f, double x, double v_post);
+
 /* ------------------------------------------------- precision configuration */
 
 typedef enum {
@@ -926,9 +1047,10 @@ typedef enum {
 	SKV_PF_ROUND_STATES,
 	SKV_PF_NORM,
 	SKV_PF_SYSTEM,  /* the split-count heuristic */
-	SKV_PF_TENSOR_CORES /* whether q.k and P.V run on tensor cores */
+	SKV_PF_TENSOR_CORES, /* whether q.k and P.V run on tensor cores */
+	SKV_PF_KV_CACHE      /* the quantized KV cache (format, scales, placement) */
 } skv_preset_field;
-#define SKV_NPFIELDS 21
+#define SKV_NPFIELDS 22
 
 /* How a field's value was established. */
 typedef enum {
@@ -960,7 +1082,10 @@ typedef struct {
 	                          * instructions (mma.sync, wgmma, tl.dot,
 	                          * T.gemm), so skv_config.gpu models them; 0:
 	                          * on CUDA cores or a CPU, IEEE fp32 on any GPU */
-	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field */
+	const skv_source *sources; /* [SKV_NPFIELDS], by skv_preset_field (the
+	                            * kv-cache entry is kv_source's) */
+	skv_kv_cache kv;           /* the KV cache (format 0: K and V as the input holds them) */
+	const skv_source *kv_source;
 } skv_preset;
 
 #define SKV_FOLLOW_P 1u       /* p = input */
@@ -969,7 +1094,7 @@ typedef struct {
 #define SKV_FOLLOW_THREADS 8u /* threads = FlashInfer's bdy for the head_dim
                                * and the partial's width (skv_flashinfer_merge_layout) */
 
-#define SKV_NPRESETS 15 /* skv_preset_count(), as a constant for tables */
+#define SKV_NPRESETS 19 /* skv_preset_count(), as a constant for tables */
 size_t skv_preset_count(void);
 /* The i-th preset (NULL past the end), in a fixed order. */
 const skv_preset *skv_preset_at(size_t i);
@@ -980,8 +1105,10 @@ const skv_preset *skv_preset_find(const char *name);
  * it, and with SKV_FOLLOW_THREADS the strided subsets FlashInfer's merge
  * uses for head_dim (64, 128, 256, 512) and the partial format's width (2
  * bytes for 16-bit and narrower formats, 4 otherwise: FlashInfer has no
- * wider partial). SKV_EINVAL for NULL, a bad format, or a head_dim
- * FlashInfer's merge does not dispatch when the preset follows it. */
+ * wider partial). SKV_EINVAL for NULL, a bad format, a head_dim
+ * FlashInfer's merge does not dispatch when the preset follows it, or a
+ * 16- or 32-bit input for a preset of an 8-bit path (fa3-fp8: FA3 takes
+ * that path only for FP8 tensors, and on others it is fa3). */
 int skv_preset_resolve_full(skv_config *cfg, skv_merge_spec *spec, const skv_preset *p, skv_format input,
 			    unsigned head_dim);
 /* The part of preset p that the program's parameters carry today: the
@@ -997,8 +1124,8 @@ int skv_preset_resolve(skv_config *cfg, skv_merge_spec *spec, const skv_preset *
 const skv_source *skv_preset_source(const skv_preset *p, skv_preset_field f);
 /* "input", "compute", "p", "partial", "lse", "combine", "output", "base",
  * "blocks", "acc", "formula", "lanes", "math", "merge", "order", "threads",
- * "empty", "round-states", "norm", "system", "tensor-cores"; NULL for a bad
- * field. */
+ * "empty", "round-states", "norm", "system", "tensor-cores", "kv-cache"; NULL
+ * for a bad field. */
 const char *skv_preset_field_name(skv_preset_field f);
 /* "read", "inferred", "assumed", "defined"; NULL for a bad value. */
 const char *skv_src_status_name(skv_src_status s);

@@ -88,9 +88,9 @@ vT = 30
 ph = npanel > 1 ? 290 : 400
 # A chart script that sets tick_angle (degrees) gets its category tick
 # labels rotated when they would not fit side by side (about 9 pixels a
-# character), and room for them below the axis.
-# They are rotated only when they would not fit side by side.
-tick_angle = exists("tick_angle") && 9.0 * (xticlen + 1) * ncat > width - 170 ? tick_angle : 0
+# character) when they would not fit side by side in a panel's width, and
+# room for them below the axis.
+tick_angle = exists("tick_angle") && 9.0 * (xticlen + 1) * ncat > pw - 20 ? tick_angle : 0
 vB = 30 + int(7.5 * xticlen * sin(tick_angle * pi / 180))
 xl = 36
 height = head_px + prows * (vT + ph + vB) + xl + key_px

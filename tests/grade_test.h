@@ -80,9 +80,35 @@ static inline export_opts export_defaults_for_test(const char *out)
 	o.ctx = 4096, o.head_dim = 128, o.heads = 1, o.kv_heads = 1, o.dist = SKV_DIST_GAUSSIAN;
 	o.score_scale = 0.5, o.input = SKV_FP32, o.seed = 1, o.trial = 0, o.splits = 1, o.block = 128;
 	o.layout = LAYOUT_EVEN, o.emu = exact_emu, o.out = out, o.command = "test";
-	memset(o.use, 1, sizeof o.use);
+	for (size_t i = 0; i < skv_preset_count(); i++) /* --preset=all: the presets without a KV cache */
+		o.use[i] = skv_preset_at(i)->kv.format == 0;
 	o.all = 1;
 	return o;
+}
+
+/* The presets without a KV cache, which grade and export take for all (a
+ * cache preset's kernel is its base preset's). */
+static inline size_t no_kv_presets(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < skv_preset_count(); i++)
+		n += skv_preset_at(i)->kv.format == 0;
+	return n;
+}
+
+/* Of those, the ones that run on 16- and 32-bit tensors: not an 8-bit path
+ * (fa3-fp8 takes e4m3 tensors only; export skips it by name there). */
+static inline int exported_preset(const skv_preset *p)
+{
+	return p->kv.format == 0 && skv_format_bits(p->cfg.input) != 8;
+}
+
+static inline size_t exported_presets(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < skv_preset_count(); i++)
+		n += exported_preset(skv_preset_at(i));
+	return n;
 }
 
 /* Runs skv grade or skv export in this process: the exit status, with what

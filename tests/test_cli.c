@@ -563,12 +563,14 @@ static void test_main_run_and_suite(void **state)
 	char *csv = slurp(path);
 	assert_non_null(csv);
 	const char *header =
-		"experiment,preset,ctx,head_dim,dist,score_scale,input,lse_offset,splits,layout,block_size,causal,"
+		"experiment,preset,ctx,head_dim,dist,score_scale,input,kv_cache,kv_scale,kv_deq,kv_scale_value,lse_offset,"
+		"splits,layout,block_size,causal,"
 		"compute,p,lse_base,partial,lse,combine,output,blocks,acc,formula,lanes,lane_keys,math,gpu,merge,order,empty,"
 		"merge_threads,round_states,norm,trials,seed,"
-		"trial,max_abs_err,max_rel_err,norm_rel_err,ulp_err,norm_ulp_err,lse_err,floor_err,out_state,lse_state\n";
+		"trial,max_abs_err,max_rel_err,norm_rel_err,ulp_err,norm_ulp_err,lse_err,floor_err,orig_max_abs_err,"
+		"orig_norm_rel_err,orig_lse_err,out_state,lse_state\n";
 	assert_true(strncmp(csv, header, strlen(header)) == 0);
-	const char *row0 = "merge-rule,none,64,8,gaussian,1,fp64,0,4,even,128,,fp64,fp64,2,fp64,fp64,fp64,fp64,forward,"
+	const char *row0 = "merge-rule,none,64,8,gaussian,1,fp64,none,none,values,0,0,4,even,128,,fp64,fp64,2,fp64,fp64,fp64,fp64,forward,"
 			   "compute,skv,0,0,exact,ieee,onepass,seq,guard,1,0,div,2,1,0,";
 	assert_true(strncmp(csv + strlen(header), row0, strlen(row0)) == 0);
 	size_t lines = 0;

@@ -84,7 +84,8 @@ static void test_numbers_and_ranges(void **state)
 	free(err);
 	char *csv = fs_get(out_dir, "merge-rule.csv", NULL);
 	assert_non_null(csv);
-	assert_non_null(strstr(csv, ",64,8,gaussian,4e-320,fp64,8,")); /* ctx, head-dim, dist, score-scale */
+	/* ctx, head-dim, dist, score-scale, input, the KV cache's four, lse-offset */
+	assert_non_null(strstr(csv, ",64,8,gaussian,4e-320,fp64,none,none,values,0,8,"));
 	free(csv);
 	fs_rmtree(strdup(out_dir));
 	char *under[] = {"skv", "run", "merge-rule", "--score-scale=1e-400", out_flag, NULL};

@@ -69,7 +69,53 @@ static const want_row want[] = {
 	 SKV_ORDER_SEQ, 1, SKV_EMPTY_GUARD, 0, SKV_NORM_DIV, P_ | O_, SKV_HEUR_SGLANG},
 	{"flashinfer-pre4401", B, S, S, B, S, S, B, SKV_BASE_2, FWD, 0, SKV_FORMULA_FLASHINFER, 0, 0, SKV_MATH_FAST,
 	 SKV_MERGE_PAIRWISE, SKV_ORDER_STRIDED, 8, SKV_EMPTY_NONE, 1, SKV_NORM_DIV, O_ | PA_ | T_, SKV_HEUR_FLASHINFER},
+	{"fa3-fp8", SKV_E4M3_SAT, S, SKV_E4M3_SAT, S, S, S, B, SKV_BASE_E2, REV, 0, SKV_FORMULA_FA3, 4, 2, SKV_MATH_FAST,
+	 SKV_MERGE_ONEPASS_NORM, SKV_ORDER_LANES, 32, SKV_EMPTY_FA3, 0, SKV_NORM_DIV, P_, SKV_HEUR_FA3},
+	/* the KV-cache presets: their base kernels (test_kv_caches pins the caches) */
+	{"vllm-fp8kv", B, S, B, B, S, S, B, SKV_BASE_E, FWD, 0, SKV_FORMULA_VLLM, 128, 1, SKV_MATH_FAST, SKV_MERGE_VLLM,
+	 SKV_ORDER_LANES, 128, SKV_EMPTY_NONE, 0, SKV_NORM_DIV, P_ | O_ | PA_, SKV_HEUR_VLLM_V2},
+	{"flashinfer-fp8kv", B, S, S, B, S, S, B, SKV_BASE_2, FWD, 0, SKV_FORMULA_FLASHINFER, 0, 0, SKV_MATH_FAST,
+	 SKV_MERGE_PAIRWISE, SKV_ORDER_STRIDED, 8, SKV_EMPTY_GUARD, 1, SKV_NORM_RCP, O_ | PA_ | T_, SKV_HEUR_FLASHINFER},
+	{"sglang-fp4kv", B, S, B, S, S, S, B, SKV_BASE_E, FWD, 0, SKV_FORMULA_TRITON, 0, 0, SKV_MATH_FAST,
+	 SKV_MERGE_PAIRWISE, SKV_ORDER_SEQ, 1, SKV_EMPTY_GUARD, 0, SKV_NORM_DIV, P_ | O_, SKV_HEUR_SGLANG},
 };
+
+/* The caches of the presets: none but the three that store K and V in a
+ * narrow format, each as its source says (lib/preset_sources.c), each a
+ * cache the library takes at head_dim 128, sourced from read code. */
+static void test_kv_caches(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		skv_kv_cache kv;
+	} kv[] = {
+		{"vllm-fp8kv", {SKV_KV(SKV_E4M3_SAT), SKV_KVS_TENSOR, SKV_KVD_VALUES, 1.0, 1.0}},
+		{"flashinfer-fp8kv", {SKV_KV(SKV_E4M3_SAT), SKV_KVS_TENSOR, SKV_KVD_SCORES, 0, 0}},
+		{"sglang-fp4kv", {SKV_KV(SKV_E2M1), SKV_KVS_SGLANG, SKV_KVD_VALUES, 0, 0}},
+	};
+	size_t with = 0;
+	for (size_t i = 0; i < skv_preset_count(); i++) {
+		const skv_preset *p = skv_preset_at(i);
+		const skv_source *src = skv_preset_source(p, SKV_PF_KV_CACHE);
+		assert_non_null(src);
+		assert_null(skv_kv_cache_invalid(&p->kv, 128));
+		size_t k = 0;
+		while (k < NELEM(kv) && strcmp(kv[k].name, p->name) != 0)
+			k++;
+		if (k == NELEM(kv)) {
+			assert_int_equal(p->kv.format, 0);
+			assert_int_equal(src->status, SKV_SRC_DEFINED);
+			continue;
+		}
+		with++;
+		assert_true(p->kv.format == kv[k].kv.format && p->kv.scale == kv[k].kv.scale && p->kv.deq == kv[k].kv.deq &&
+			    p->kv.k_scale == kv[k].kv.k_scale && p->kv.v_scale == kv[k].kv.v_scale);
+		assert_int_equal(src->status, SKV_SRC_READ);
+	}
+	assert_int_equal(with, NELEM(kv));
+	assert_string_equal(skv_preset_field_name(SKV_PF_KV_CACHE), "kv-cache");
+}
 
 static void check_row(const want_row *w, const skv_config *c, const skv_merge_spec *m, const skv_preset *p)
 {
@@ -94,7 +140,8 @@ static void check_row(const want_row *w, const skv_config *c, const skv_merge_sp
  * vLLM v2, llama.cpp's vec kernel) or the CPU, or are skv's controls. */
 static int tensor_core_preset(const char *name)
 {
-	static const char *const tc[] = {"fa2", "fa3", "tilelang", "xformers", "flex", "vllm-unified", "sglang-gqa"};
+	static const char *const tc[] = {"fa2",	 "fa3",		 "tilelang",	"xformers",
+					 "flex", "vllm-unified", "sglang-gqa", "fa3-fp8", "sglang-fp4kv"};
 	for (size_t i = 0; i < NELEM(tc); i++)
 		if (strcmp(tc[i], name) == 0)
 			return 1;
@@ -245,6 +292,10 @@ static const struct {
 	{"llamacpp-cuda", FIN, FIN, NANO, NAN},	     /* 0/0 */
 	{"sglang-gqa", FIN, FIN, ZERO, -INFINITY},
 	{"flashinfer-pre4401", NANO, NANO, NANO, NAN}, /* two empty states meet in a subset (issue 4051) */
+	{"fa3-fp8", FIN, FIN, ZERO, -INFINITY},	/* as fa3 (its empty-splits row is fa3's, on e4m3) */
+	{"vllm-fp8kv", FIN, FIN, ZERO, -INFINITY},	/* as vllm-v2 */
+	{"flashinfer-fp8kv", FIN, FIN, ZERO, -INFINITY}, /* as flashinfer */
+	{"sglang-fp4kv", FIN, FIN, ZERO, -INFINITY},	/* as sglang-gqa */
 };
 
 static int out_kind(const double *o, size_t d)
@@ -274,6 +325,11 @@ static void test_empty_split_behaviour(void **state)
 		assert_non_null(p);
 		skv_config c;
 		skv_merge_spec m;
+		if (skv_format_bits(p->cfg.input) == 8) { /* an FP8 path: bf16 tensors are refused, ... */
+			assert_int_equal(skv_preset_resolve_full(&c, &m, p, SKV_BF16, 64), SKV_EINVAL);
+			/* ... and the rest is its 16-bit kernel's (fa3's), checked with it */
+			continue;
+		}
 		CHECK_OK(skv_preset_resolve_full(&c, &m, p, SKV_BF16, 64));
 		const size_t block = c.acc ? 1 : 128;
 		const size_t *layouts[3] = {one, several, all};
@@ -324,7 +380,9 @@ static void test_presets_run(void **state)
 		skv_merge_spec m;
 		CHECK_OK(skv_preset_resolve_full(&c, &m, p, p->cfg.input, 64));
 		const size_t block = c.acc ? 1 : 128;
-		double bound = c.output == SKV_FP16 && c.compute == SKV_FP16 ? 0.2 : 0.02;
+		/* fp16 throughout, or P in an 8-bit format (2^-4 relative per
+		 * probability: fa3-fp8), set a looser bound */
+		double bound = c.output == SKV_FP16 && c.compute == SKV_FP16 ? 0.2 : skv_format_bits(c.p) == 8 ? 0.1 : 0.02;
 		double e0 = run_merge(&t, 0, b, 16, block, 0.0, &c, &m, NULL, NULL);
 		CHECK_LE(p->name, e0, bound);
 		if (c.lse != SKV_FP16) {
@@ -404,7 +462,7 @@ static void test_preset_flags(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_configs_pinned),	   cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_configs_pinned),	   cmocka_unit_test(test_sources), cmocka_unit_test(test_kv_caches),
 		cmocka_unit_test(test_input_follows),	   cmocka_unit_test(test_empty_split_behaviour),
 		cmocka_unit_test(test_presets_run),	   cmocka_unit_test(test_presets_differ),
 		cmocka_unit_test(test_preset_flags),

@@ -159,16 +159,17 @@ static void test_records_refused(void **state)
 	unsigned char *rec = NULL;
 	assert_int_equal(unit_plan_run(pa, &u, 1, 0, capture, &rec, &e), SKV_OK);
 	unit_rows(pa, 1, &n);
-	/* the payload: a head of six words, then a row: its number, 11 doubles
-	 * (5 metrics, the LSE error, 5 floor metrics), two states */
-	const size_t len = 48 + n * 98;
+	/* the payload: a head of six words, then a row: its number, 17 doubles
+	 * (5 metrics, the LSE error, 5 floor metrics, 5 metrics and the LSE
+	 * error against the original K and V), two states */
+	const size_t len = 48 + n * 146;
 	unsigned char *pl = rec + JOURNAL_FRAME_HEAD, *copy = malloc(len);
 	expect_refused(&cb, pb, pl, len, "row count differs", __LINE__);
 	memcpy(copy, pl, len);
 	copy[48] ^= 1; /* the first row's number */
 	expect_refused(&ca, pa, copy, len, "row numbers differ", __LINE__);
 	memcpy(copy, pl, len);
-	copy[48 + 96] = 7; /* the first row's output state */
+	copy[48 + 144] = 7; /* the first row's output state */
 	expect_refused(&ca, pa, copy, len, "unknown output or LSE state", __LINE__);
 	memcpy(copy, pl, len);
 	copy[8] = 99; /* the unit */

@@ -23,4 +23,13 @@ int catalog_spec_init(run_spec *s, const char *name, message *e);
  * for an unknown experiment. */
 int catalog_narrate(FILE *f, const results *r, message *e);
 
+/* Every preset without a quantized KV cache, in the library's order: the
+ * systems and empty-splits experiments compare the kernels' merges on one
+ * cache, the input format; the presets that store K and V in a narrow
+ * format (vllm-fp8kv, flashinfer-fp8kv, sglang-fp4kv) are the kv-cache
+ * experiment's. A test checks the list against the library's presets. */
+#define NO_KV_PRESETS                                                                                      \
+	"fa2,fa3,flashinfer,tilelang,xformers,sglang,flex,exact-fp64,naive-fp16,vllm-v2,vllm-unified,"    \
+	"llamacpp-cpu,llamacpp-cuda,sglang-gqa,flashinfer-pre4401,fa3-fp8"
+
 #endif

@@ -114,7 +114,7 @@ static int empty_splits(FILE *f, const results *r, message *e)
 const experiment exp_empty_splits = {
 	{"empty-splits", KIND_SPLIT,
 	 "what each preset's merge returns with one, several and all splits empty",
-	 "--preset=all --math=exact --ctx=1024 --head-dim=64 --splits=8 --layout=even,last-empty,holes,all-empty --trials=4",
+	 "--preset=" NO_KV_PRESETS " --math=exact --ctx=1024 --head-dim=64 --splits=8 --layout=even,last-empty,holes,all-empty --trials=4",
 	 "The systems disagree on empty splits: FA2 returns LSE +inf for an all-empty row, FA3 leaves "
 	 "empty rows unwritten (NaN here) and skips them, FlashInfer without a guard gives NaN when two "
 	 "empty states meet. out_state and lse_state record what came back; all-empty is a row whose "

@@ -7,13 +7,13 @@
 #include "catalog/narrate.h"
 
 extern const experiment exp_split_count, exp_lse_magnitude, exp_lse_grid, exp_reduction_order, exp_merge_rule,
-	exp_uneven_splits, exp_block_size, exp_systems, exp_approx_math, exp_empty_splits,
+	exp_uneven_splits, exp_block_size, exp_systems, exp_approx_math, exp_empty_splits, exp_kv_cache,
 	exp_tensor_cores, exp_tensor_cores_fp8;
 
 /* A new experiment is one file and one line here. */
 const experiment *const experiments[] = {
 	&exp_split_count, &exp_lse_magnitude, &exp_lse_grid, &exp_reduction_order, &exp_merge_rule,
-	&exp_uneven_splits, &exp_block_size, &exp_systems, &exp_approx_math, &exp_empty_splits,
+	&exp_uneven_splits, &exp_block_size, &exp_systems, &exp_approx_math, &exp_empty_splits, &exp_kv_cache,
 	&exp_tensor_cores, &exp_tensor_cores_fp8,
 };
 const size_t nexperiments = sizeof experiments / sizeof experiments[0];

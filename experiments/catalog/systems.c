@@ -132,7 +132,7 @@ static int systems(FILE *f, const results *r, message *e)
 const experiment exp_systems = {
 	{"systems", KIND_SPLIT,
 	 "every production-kernel preset side by side over split counts and LSE magnitudes",
-	 "--preset=all --math=exact --ctx=8192 --head-dim=128 --splits=1,4,16,64,256 --lse-offset=0,50,500 --trials=8",
+	 "--preset=" NO_KV_PRESETS " --math=exact --ctx=8192 --head-dim=128 --splits=1,4,16,64,256 --lse-offset=0,50,500 --trials=8",
 	 "Each preset fixes what a real system does (skv list shows every field with its source): the "
 	 "stage formats, LSE base, score and LSE formulas, block order, accumulator, exp-sum lanes, merge "
 	 "rule, order, normalisation and empty-split mode; the offsets put the LSEs near 0, 50 and 500. "

@@ -114,8 +114,9 @@ static int parse_presets(unsigned char *use, int *all, const char *cmd, const ch
 {
 	memset(use, 0, SKV_NPRESETS);
 	*all = strcmp(v, "all") == 0;
-	if (*all) {
-		memset(use, 1, SKV_NPRESETS);
+	if (*all) { /* every preset without a KV cache: a cache preset's kernel is its base's (grade_identify) */
+		for (size_t i = 0; i < skv_preset_count(); i++)
+			use[i] = skv_preset_at(i)->kv.format == 0;
 		return SKV_OK;
 	}
 	char *copy = strdup(v), *save = NULL;

@@ -39,6 +39,16 @@ static void field_value(char *buf, size_t n, skv_preset_field k, const skv_confi
 		snprintf(buf, n, "%s", p->system >= 0 ? skv_heur_name((skv_heur_system)p->system) : "none");
 		break;
 	case SKV_PF_TENSOR_CORES: snprintf(buf, n, "%s", p->tensor_cores ? "yes" : "no"); break;
+	case SKV_PF_KV_CACHE:
+		if (p->kv.format == 0)
+			snprintf(buf, n, "none");
+		else if (p->kv.k_scale > 0)
+			snprintf(buf, n, "%s %s %g %s", skv_format_name((skv_format)(p->kv.format - 1)),
+				 skv_kv_scale_name(p->kv.scale), p->kv.k_scale, skv_kv_deq_name(p->kv.deq));
+		else
+			snprintf(buf, n, "%s %s %s", skv_format_name((skv_format)(p->kv.format - 1)),
+				 skv_kv_scale_name(p->kv.scale), skv_kv_deq_name(p->kv.deq));
+		break;
 	default: snprintf(buf, n, "?"); break;
 	}
 }

@@ -73,6 +73,9 @@ static void describe_cfg(FILE *f, const rec_opts *o)
 	else if (asked.u != SKV_GPU_IEEE)
 		fprintf(f, ";\n  q.k and P.V in IEEE fp32: %s's kernels use CUDA cores, --gpu=%s does not apply",
 			rec_preset_name(o), skv_gpu_name((skv_gpu)asked.u));
+	if (o->kv.format) /* the errors below are the kernel's and the merge's on the stored cache */
+		fprintf(f, ";\n  KV cache %s with %s scales (%s), errors against the stored cache's exact attention",
+			fmt_name((skv_format)(o->kv.format - 1)), skv_kv_scale_name(o->kv.scale), skv_kv_deq_name(o->kv.deq));
 }
 
 /* A growing paragraph, word-wrapped when printed. */

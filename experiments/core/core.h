@@ -25,6 +25,10 @@ typedef enum {
 	P_DIST,
 	P_SCORE_SCALE,
 	P_INPUT,
+	P_KV_CACHE,  /* the quantized KV cache (skv_kv_cache) */
+	P_KV_SCALE,
+	P_KV_DEQ,
+	P_KV_SCALE_VALUE,
 	P_LSE_OFFSET,
 	P_SPLITS,
 	P_LAYOUT,
@@ -248,8 +252,10 @@ typedef struct {
 	size_t spec; /* which spec of the sweep (0 for a single one) */
 	size_t point;
 	uint64_t trial;
-	skv_errors err;
+	skv_errors err;  /* against the exact attention of the stored KV cache */
 	double lse_err;
+	skv_errors err_orig; /* against that of the original K and V (= err without a cache) */
+	double lse_err_orig;
 	skv_errors floor; /* the errors of the exact output rounded once to the output format */
 	unsigned char out_state; /* out_state_id of the whole output */
 	unsigned char lse_state; /* lse_state_id of the merged LSE (worst row) */

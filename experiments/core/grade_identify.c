@@ -314,7 +314,10 @@ int grade_identify(grade_ranking *r, const grade_dump *dp, int base, const grade
 		size_t *b = NULL;
 		st = count_bounds(&b, dp, counts[k], o, e);
 		for (size_t i = 0; i < np && st == SKV_OK; i++)
-			if (!o->use || o->use[i])
+			/* by default every preset without a KV cache: a cache preset's
+			 * kernel is its base preset's, and the tensors a kernel read
+			 * do not show the cache (name one in use to run it) */
+			if (o->use ? o->use[i] : skv_preset_at(i)->kv.format == 0)
 				st = run_candidate(&g.c[g.n++], dp, b, counts[k], i, input, base, o);
 		free(b);
 	}

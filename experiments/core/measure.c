@@ -68,6 +68,16 @@ static skv_dd dd_add(skv_dd t, double c)
 
 /* ------------------------------------------------------------- instances */
 
+skv_kv_cache sweep_kv_cache(const param_value *v)
+{
+	const double g = v[P_KV_SCALE_VALUE].r;
+	skv_kv_cache kc = {(int)v[P_KV_CACHE].u, (skv_kv_scale)v[P_KV_SCALE].u, (skv_kv_deq)v[P_KV_DEQ].u, g, g};
+	return kc;
+}
+
+/* The problem of the row's seed, and with a KV cache its quantized views:
+ * the kernel reads the cache (in->prob), the truths are taken of the
+ * stored values and of the original ones (measure_truth). */
 int measure_instance(sweep *w, instance *in)
 {
 	param_value v[NPARAMS];
@@ -75,28 +85,59 @@ int measure_instance(sweep *w, instance *in)
 	sweep_row_spec(w, in->rep, NULL, NULL, &trial);
 	sweep_row_values(w, in->rep, v);
 	size_t n = (size_t)v[P_CTX].u, d = (size_t)v[P_HEAD_DIM].u;
+	in->has_kv = v[P_KV_CACHE].u != 0;
 	in->tout = malloc(in->nq * d * sizeof *in->tout);
 	in->tlse = malloc(in->nq * sizeof *in->tlse);
-	if (!in->tout || !in->tlse)
+	if (in->has_kv) {
+		in->oout = malloc(in->nq * d * sizeof *in->oout);
+		in->olse = malloc(in->nq * sizeof *in->olse);
+	}
+	if (!in->tout || !in->tlse || (in->has_kv && (!in->oout || !in->olse)))
 		return SKV_ENOMEM;
+	const skv_format input = (skv_format)v[P_INPUT].u;
 	in->prob = &in->pk.prob;
-	return skv_packed_init(&in->pk, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r,
-			       (skv_format)v[P_INPUT].u, seed_problem(v[P_SEED].u, trial));
+	if (!in->has_kv)
+		return skv_packed_init(&in->pk, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r, input,
+				       seed_problem(v[P_SEED].u, trial));
+	/* the same values as the packed draw (skv_packed_init: value for value) */
+	int st = skv_problem_init(&in->orig, in->nq, n, d, (skv_dist)v[P_DIST].u, v[P_SCORE_SCALE].r, input,
+				  seed_problem(v[P_SEED].u, trial));
+	if (st != SKV_OK)
+		return st;
+	const skv_kv_cache kc = sweep_kv_cache(v);
+	st = skv_kv_quantize(&in->kv, &in->orig, input, &kc);
+	in->kv_range = st == SKV_ERANGE;
+	if (st == SKV_OK) {
+		/* the kernel reads the cache as doubles (the codes of the scores
+		 * placement need not fit the input's store); kv owns the arrays */
+		in->pk.prob = in->kv.kern;
+		in->pk.store = SKV_STORE_F64;
+		in->pk.k = in->kv.kern.k;
+		in->pk.v = in->kv.kern.v;
+	}
+	return st;
 }
 
 void measure_instance_free(instance *in)
 {
+	if (in->has_kv) { /* pk views kv's arrays: kv frees them */
+		in->pk = (skv_packed){.prob = {0}};
+		skv_kv_problem_free(&in->kv);
+		skv_problem_free(&in->orig);
+	}
 	skv_packed_free(&in->pk);
 	free(in->tout);
 	free(in->tlse);
+	free(in->oout);
+	free(in->olse);
 	for (size_t i = 0; i < in->nz; i++)
 		free(in->z[i]);
 	free(in->z);
 	free(in->zcfg);
 	free(in->zoff);
 	memset(&in->pk, 0, sizeof in->pk);
-	in->tout = NULL;
-	in->tlse = NULL;
+	in->tout = in->tlse = in->oout = in->olse = NULL;
+	in->has_kv = 0;
 	in->z = NULL;
 	in->zcfg = NULL;
 	in->zoff = NULL;
@@ -111,14 +152,49 @@ size_t measure_instance_bytes(const sweep *w, const instance *in)
 	const size_t wb = skv_store_bytes((skv_store)skv_store_of((skv_format)v[P_INPUT].u));
 	/* q as doubles, K and V packed, the truth, and a few score sets of nq n */
 	const size_t zs = in->nq <= SCORES_MAX_DOUBLES / n ? 4 * in->nq * n * sizeof(double) : 0;
+	if (v[P_KV_CACHE].u != 0) /* doubles: the original, the kernel's view, (scores) the truth's; two truths */
+		return (v[P_KV_DEQ].u == SKV_KVD_SCORES ? 3 : 2) * (in->nq + 2 * n) * d * sizeof(double) +
+		       2 * in->nq * (d + 1) * sizeof(skv_dd) + zs;
 	return in->nq * d * sizeof(double) + 2 * n * d * wb + in->nq * (d + 1) * sizeof(skv_dd) + zs;
+}
+
+/* A drawn problem that overflows its input format, or a KV cache that
+ * stores a non-finite value (an overflow in a cache format whose policy is
+ * NaN or infinity): a usage error, named by the flags that chose it
+ * (skv_problem_init's SKV_ERANGE: a value, the sink key or the ramp outside
+ * the format, or no direction for them; skv_kv_quantize's). */
+int measure_range_error(message *e, const sweep *w, size_t row, int kv)
+{
+	param_value v[NPARAMS];
+	size_t p;
+	uint64_t t;
+	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
+	sweep_row_values(w, row, v);
+	const int f[2][3] = {{P_INPUT, P_SCORE_SCALE, P_DIST}, {P_KV_CACHE, P_KV_SCALE, P_KV_SCALE_VALUE}};
+	char a[3][32];
+	for (int i = 0; i < 3; i++)
+		param_format(a[i], sizeof a[i], f[kv][i], v[f[kv][i]]);
+	if (kv)
+		msg_set(e, "skv: %s: --kv-cache=%s with --kv-scale=%s --kv-scale-value=%s stores a value beyond the "
+			   "cache format's largest %g (NaN or inf) at point %zu trial %llu; use a saturating format "
+			   "(e4m3-sat, e5m2-sat) or a larger scale",
+			s->exp->name, a[0], a[1], a[2], skv_format_max((skv_format)(v[P_KV_CACHE].u - 1)), p,
+			(unsigned long long)t);
+	else
+		msg_set(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
+			   "%g) at point %zu trial %llu; lower --score-scale or widen --input",
+			s->exp->name, a[1], a[2], a[0], skv_format_max((skv_format)v[P_INPUT].u), p, (unsigned long long)t);
+	return SKV_EINVAL;
 }
 
 int measure_truth(instance *in, size_t qr, int causal)
 {
 	const size_t d = in->prob->d;
 	size_t hi = causal ? qr + 1 : in->prob->n;
-	const int st = skv_truth_range_packed(in->tout + qr * d, &in->tlse[qr], &in->pk, qr, 0, hi, SKV_TRUTH_PREC);
+	int st = in->has_kv ? skv_truth_range(in->tout + qr * d, &in->tlse[qr], &in->kv.truth, qr, 0, hi, SKV_TRUTH_PREC)
+			    : skv_truth_range_packed(in->tout + qr * d, &in->tlse[qr], &in->pk, qr, 0, hi, SKV_TRUTH_PREC);
+	if (st == SKV_OK && in->has_kv)
+		st = skv_truth_range(in->oout + qr * d, &in->olse[qr], &in->orig, qr, 0, hi, SKV_TRUTH_PREC);
 	/* MPFR caches constants (log 2 for exp) per thread when its fallback
 	 * ran; the pool's threads never return them, so free them here (skv.h,
 	 * threads). */
@@ -319,10 +395,21 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 		free(zero);
 		return rc != SKV_OK ? rc : SKV_ENOMEM;
 	}
+	if (in->has_kv) /* scores placement: V's scale on the merged output */
+		for (size_t i = 0; i < d; i++)
+			out[i] = skv_kv_post(cfg.output, out[i], in->kv.v_post);
 	skv_dd tl = masked ? (skv_dd){-INFINITY, 0.0} : dd_add(in->tlse[0], v[P_LSE_OFFSET].r);
 	w->rows[r].lse_err = skv_abs_err(lse, tl);
 	w->rows[r].lse_state = (unsigned char)lse_state(lse);
-	rc = measure_out(w, r, out, masked ? zero : in->tout, d, cfg.output);
+	/* the second reference: the original K and V (the same truth without a cache) */
+	const int orig = in->has_kv && !masked;
+	skv_dd to = orig ? dd_add(in->olse[0], v[P_LSE_OFFSET].r) : tl;
+	w->rows[r].lse_err_orig = skv_abs_err(lse, to);
+	rc = skv_errors_compute(&w->rows[r].err_orig, out, masked ? zero : orig ? in->oout : in->tout, d, cfg.output);
+	if (rc == SKV_OK)
+		rc = measure_out(w, r, out, masked ? zero : in->tout, d, cfg.output);
+	else
+		free(out);
 	free(zero);
 	return rc;
 }
@@ -353,9 +440,11 @@ static int row_online(sweep *w, size_t r, const param_value *v, uint64_t trial)
 			ls = lse_state(lse[i]);
 	}
 	free(lse);
-	w->rows[r].lse_err = m;
+	w->rows[r].lse_err = w->rows[r].lse_err_orig = m;
 	w->rows[r].lse_state = (unsigned char)ls;
-	return measure_out(w, r, out, in->tout, nq * d, cfg.output);
+	int rc2 = measure_out(w, r, out, in->tout, nq * d, cfg.output);
+	w->rows[r].err_orig = w->rows[r].err; /* no cache in the online kind: one reference */
+	return rc2;
 }
 
 int measure_row(sweep *w, size_t r)

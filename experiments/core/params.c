@@ -58,6 +58,25 @@ static int acc_parse(unsigned *v, const char *s)
 	return SKV_OK;
 }
 
+/* The KV cache: 0 is "none" (K and V as the input format holds them),
+ * SKV_KV(f) a value format f. */
+static const char *kv_cache_name(unsigned v) { return v == 0 ? "none" : format_name(v - 1); }
+
+static int kv_cache_parse(unsigned *v, const char *s)
+{
+	unsigned f;
+	if (strcmp(s, "none") == 0) {
+		*v = 0;
+		return SKV_OK;
+	}
+	if (format_parse(&f, s) != SKV_OK)
+		return SKV_EINVAL;
+	*v = (unsigned)SKV_KV((skv_format)f);
+	return SKV_OK;
+}
+ENUM_ADAPTERS(kv_scale, skv_kv_scale, skv_kv_scale_parse, skv_kv_scale_name)
+ENUM_ADAPTERS(kv_deq, skv_kv_deq, skv_kv_deq_parse, skv_kv_deq_name)
+
 /* The math mode, and "own": the preset's (MATH_OWN). */
 static const char *math_name(unsigned v) { return v == MATH_OWN ? "own" : skv_math_name((skv_math)v); }
 
@@ -149,6 +168,9 @@ static const param_enum en_base = {"LSE base", SKV_NBASES, base_name, base_parse
 static const param_enum en_blocks = {"block order", SKV_NBLOCKS, blocks_name, blocks_parse};
 static const param_enum en_acc = {"accumulator", SKV_NFORMATS + 1, acc_name, acc_parse};
 static const param_enum en_formula = {"formula", SKV_NFORMULAS, formula_name, formula_parse};
+static const param_enum en_kv_cache = {"cache format", SKV_NFORMATS + 1, kv_cache_name, kv_cache_parse};
+static const param_enum en_kv_scale = {"scale granularity", SKV_NKVSCALES, kv_scale_name, kv_scale_parse};
+static const param_enum en_kv_deq = {"dequantisation placement", SKV_NKVDEQS, kv_deq_name, kv_deq_parse};
 static const param_enum en_math = {"math mode", SKV_NMATHS + 1, math_name, math_parse};
 static const param_enum en_norm = {"normalisation", SKV_NNORMS, norm_name, norm_parse};
 static const param_enum en_gpu = {"GPU", SKV_NGPUS, gpu_name, gpu_parse};
@@ -200,6 +222,17 @@ const param_def params[NPARAMS] = {
 			   "standard deviation of q (K and V are N(0, 1))"},
 	[P_INPUT] = {"input", "input", ENUM(en_format), ALL, PROBLEM, 0, "fp32",
 		     "format of q, K, V (the truth sees the same rounded values)"},
+	[P_KV_CACHE] = {"kv-cache", "kv_cache", ENUM(en_kv_cache), SPLIT, PROBLEM, 0, "none",
+			 "format K and V are stored in (none: as the input holds them); the metrics are against the "
+			 "truth of the stored cache, the orig_* columns against the original K and V"},
+	[P_KV_SCALE] = {"kv-scale", "kv_scale", ENUM(en_kv_scale), SPLIT, PROBLEM, 0, "none",
+			 "the cache's scales: none, tensor, head (one head: as tensor), token, mx (32 elements, e8m0), "
+			 "nvfp4 (16 elements, ue4m3 over an fp32 tensor scale)"},
+	[P_KV_DEQ] = {"kv-deq", "kv_deq", ENUM(en_kv_deq), SPLIT, PROBLEM, 0, "values",
+		      "where the kernel applies the scales: values (dequantized to the input format before the dot, "
+		      "vLLM) or scores (K's scale in the softmax scale, V's on the output, FlashInfer)"},
+	[P_KV_SCALE_VALUE] = {"kv-scale-value", "kv_scale_value", REAL(0, 1e30, 0), SPLIT, PROBLEM, 0, "0",
+			      "the given tensor scale of K and V (0: amax / fmax of each tensor)"},
 	[P_LSE_OFFSET] = {"lse-offset", "lse_offset", REAL(-1e9, 1e9, 0), ALL, KERNEL, 0, "0",
 			  "constant added to every scaled score (natural-log units): moves the "
 			  "LSEs, not the exact output"},

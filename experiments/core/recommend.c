@@ -133,6 +133,7 @@ int rec_opts_init(rec_opts *out, run_spec *spec, message *e)
 	spec_values(s, 0, v);
 	o.cfg = sweep_config(v, 0);
 	o.merge = sweep_merge(v, 0);
+	o.kv = sweep_kv_cache(v);
 	o.dist = (skv_dist)v[P_DIST].u;
 	o.score_scale = v[P_SCORE_SCALE].r, o.lse_offset = v[P_LSE_OFFSET].r;
 	o.tol = v[P_TOL].r, o.tol_multiple = v[P_TOL].u != 0;

@@ -48,6 +48,7 @@ typedef struct {
 	const skv_preset *preset; /* NULL: none */
 	skv_config cfg;           /* the stage formats the rows run with (the preset resolved) */
 	skv_merge_spec merge;
+	skv_kv_cache kv; /* the KV cache the rows read (format 0: none) */
 	skv_dist dist;
 	double score_scale, lse_offset;
 	double tol;       /* --tol: in the metric's units, or the multiple K of --tol=Kx */

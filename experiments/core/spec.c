@@ -258,7 +258,7 @@ static int apply_args(run_spec *s, int argc, char **argv, int given, message *e)
 static const int preset_fields[] = {
 	P_INPUT, P_COMPUTE, P_P,	 P_LSE_BASE, P_PARTIAL, P_LSE,		 P_COMBINE,	 P_OUTPUT,
 	P_BLOCKS, P_ACC,    P_FORMULA, P_LANES,	     P_LANE_KEYS, P_MERGE,	 P_ORDER,
-	P_EMPTY, P_MERGE_THREADS, P_ROUND_STATES, P_NORM,
+	P_EMPTY, P_MERGE_THREADS, P_ROUND_STATES, P_NORM, P_KV_CACHE, P_KV_SCALE, P_KV_DEQ, P_KV_SCALE_VALUE,
 };
 
 /* When a preset is swept, a field it fixes that the user did not give is
@@ -432,10 +432,13 @@ void spec_values(const run_spec *s, size_t pt, param_value vals[NPARAMS])
 		[P_LANE_KEYS] = c.lane_keys,   [P_MERGE] = m.merge,
 		[P_ORDER] = m.order,	       [P_EMPTY] = m.empty,	      [P_MERGE_THREADS] = m.threads,
 		[P_ROUND_STATES] = (uint64_t)m.round_states, [P_NORM] = m.norm,
+		[P_KV_CACHE] = (uint64_t)p->kv.format, [P_KV_SCALE] = p->kv.scale, [P_KV_DEQ] = p->kv.deq,
 	};
 	for (size_t k = 0; k < sizeof preset_fields / sizeof preset_fields[0]; k++)
 		if (!s->given[preset_fields[k]])
 			vals[preset_fields[k]].u = fixed[preset_fields[k]];
+	if (!s->given[P_KV_SCALE_VALUE]) /* the one real field: K's and V's given scale are one value */
+		vals[P_KV_SCALE_VALUE].r = p->kv.k_scale;
 	if (own_math)
 		vals[P_MATH].u = c.math;
 	/* a kernel on CUDA cores (or the CPU) computes IEEE fp32 on any GPU:

@@ -119,15 +119,28 @@ static int gpu_refused(const skv_config *c, message *e)
 	return 1;
 }
 
-/* Every point's kernel configuration is one the library takes (a formula
- * needs its base: fa2's formula with --lse-base=e is refused here, before
- * any work). The message names the point's formula and base. */
+/* Every point's kernel configuration and KV cache are ones the library
+ * takes (a formula needs its base: fa2's formula with --lse-base=e is
+ * refused here, before any work; mx blocks need a head_dim that 32
+ * divides). The message names the point's values. */
 static int configs_valid(const run_spec *s, size_t np, message *e)
 {
 	for (size_t pt = 0; pt < np; pt++) {
 		param_value v[NPARAMS];
 		spec_values(s, pt, v);
 		const skv_config c = sweep_config(v, 0);
+		const skv_kv_cache kc = sweep_kv_cache(v);
+		const char *why = spec_applies(s, P_KV_CACHE) ? skv_kv_cache_invalid(&kc, (size_t)v[P_HEAD_DIM].u) : NULL;
+		if (why) {
+			char a[32], b[32], d[32], g[32];
+			param_format(a, sizeof a, P_KV_CACHE, v[P_KV_CACHE]);
+			param_format(b, sizeof b, P_KV_SCALE, v[P_KV_SCALE]);
+			param_format(d, sizeof d, P_KV_DEQ, v[P_KV_DEQ]);
+			param_format(g, sizeof g, P_KV_SCALE_VALUE, v[P_KV_SCALE_VALUE]);
+			msg_set(e, "skv: --kv-cache=%s --kv-scale=%s --kv-deq=%s --kv-scale-value=%s --head-dim=%llu: %s", a, b,
+				d, g, (unsigned long long)v[P_HEAD_DIM].u, why);
+			return 0;
+		}
 		if (skv_config_check(&c) != SKV_OK) {
 			const int fb = skv_formula_base(c.formula);
 			if (gpu_refused(&c, e))

@@ -228,26 +228,6 @@ static int fail(message *e, const sweep *w, const char *what, size_t row, int st
 	return st == SKV_ENOMEM ? SKV_ENOMEM : SKV_EIO;
 }
 
-/* A drawn problem that overflows its input format: a usage error, named by
- * the flags that chose it (skv_problem_init's SKV_ERANGE: a value, the sink
- * key or the ramp outside the format, or no direction for them). */
-static int draw_range(message *e, const sweep *w, size_t row)
-{
-	param_value v[NPARAMS];
-	size_t p;
-	uint64_t t;
-	const run_spec *s = sweep_row_spec(w, row, NULL, &p, &t);
-	sweep_row_values(w, row, v);
-	char in[32], sc[32], dist[32];
-	param_format(in, sizeof in, P_INPUT, v[P_INPUT]);
-	param_format(sc, sizeof sc, P_SCORE_SCALE, v[P_SCORE_SCALE]);
-	param_format(dist, sizeof dist, P_DIST, v[P_DIST]);
-	msg_set(e, "skv: %s: --score-scale=%s with --dist=%s draws a value that --input=%s cannot hold (largest "
-		   "%g) at point %zu trial %llu; lower --score-scale or widen --input",
-		s->exp->name, sc, dist, in, skv_format_max((skv_format)v[P_INPUT].u), p, (unsigned long long)t);
-	return SKV_EINVAL;
-}
-
 /* ----------------------------------------------------------------- phases */
 
 /* Adds the seconds since t0 to instance i's busy time, when the sweep
@@ -281,7 +261,8 @@ static int phase_instances(sweep *w, const size_t *ids, size_t n, message *e)
 	for (size_t k = 0; k < n; k++) {
 		const instance *in = &w->inst[ids[k]];
 		if (in->st != SKV_OK)
-			return in->st == SKV_ERANGE ? draw_range(e, w, in->rep) : fail(e, w, "drawing the problem", in->rep, in->st);
+			return in->st == SKV_ERANGE ? measure_range_error(e, w, in->rep, in->kv_range)
+						    : fail(e, w, "drawing the problem", in->rep, in->st);
 		ntruth += in->nq;
 	}
 	size_t *ti = malloc(ntruth * sizeof *ti), *tq = malloc(ntruth * sizeof *tq);

@@ -13,15 +13,25 @@
  * every CPU-time estimate (a refusal's, a unit's, a shard's). */
 #define SWEEP_SECONDS_PER_UNIT 8e-9
 
-/* One random instance: the problem and its exact attention. */
+/* One random instance: the problem and its exact attention. With a KV
+ * cache (has_kv) prob is the kernel's view of the quantized cache (kv.kern),
+ * tout and tlse the exact attention of the stored cache (kv.truth), oout and
+ * olse that of the original K and V (orig); without one oout and olse are
+ * NULL and tout, tlse serve both references. */
 typedef struct {
 	size_t rep; /* first row that uses it */
 	size_t nq;
-	skv_packed pk;        /* K and V in the input's store (skv_packed_init) */
+	skv_packed pk;        /* K and V in the input's store (skv_packed_init); with a KV
+	                       * cache, doubles viewing kv.kern's arrays (kv owns them) */
 	const skv_problem *prob; /* &pk.prob: nq, n, d, q, scale */
 	skv_dd *tout; /* [nq][d] */
 	skv_dd *tlse; /* [nq] */
+	int has_kv;
+	skv_problem orig;
+	skv_kv_problem kv;
+	skv_dd *oout, *olse;
 	int st;
+	int kv_range; /* st is SKV_ERANGE from the cache, not the draw */
 	/* The score sets of its split-kernel runs (skv_scores of row 0): one
 	 * per configuration and offset that score differently, shared by every
 	 * run that scores alike (any splits, layout, block size). */
@@ -106,6 +116,8 @@ size_t sweep_query_rows(unsigned kind, const param_value *v);
  * random order's seed). */
 skv_config sweep_config(const param_value *v, uint64_t trial);
 skv_merge_spec sweep_merge(const param_value *v, uint64_t trial);
+/* The KV cache of a row's values. */
+skv_kv_cache sweep_kv_cache(const param_value *v);
 
 /* measure.c: the one measurement. */
 int measure_instance(sweep *w, instance *in);
@@ -113,6 +125,9 @@ void measure_instance_free(instance *in);
 size_t measure_instance_bytes(const sweep *w, const instance *in);
 /* Exact attention of query row qr of `in`: the whole context, or its causal
  * prefix 0..qr when the instance has one row per key. */
+/* The usage error of an instance whose draw (kv 0) or KV cache (kv 1)
+ * gave SKV_ERANGE, naming the flags that chose it: SKV_EINVAL. */
+int measure_range_error(message *e, const sweep *w, size_t row, int kv);
 int measure_truth(instance *in, size_t qr, int causal);
 /* The score set of kernel run kr in its instance: an existing one that
  * scores alike, or a new empty slot (filled by measure_scores). */

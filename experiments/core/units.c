@@ -200,10 +200,12 @@ void unit_set_result(sweep_result *r, unit_set *c, const unit_plan *p, double wa
 /* ---------------------------------------------------------------- records */
 
 /* A row's fields in the record: its number, every metric of skv_errors for
- * the output and for its floor with the LSE error between them (NFIELDS
- * doubles, taken from the struct's size so a new metric travels too), two
- * states. */
-enum { NERRS = sizeof(skv_errors) / sizeof(double), NFIELDS = 2 * NERRS + 1 };
+ * the output and for its floor with the LSE error between them, then the
+ * output's metrics and LSE error against the original K and V (the second
+ * reference of a KV cache) (NFIELDS doubles, taken from the struct's size
+ * so a new metric travels too), two states. A journal of the layout before
+ * the second reference has other row sizes and is refused as corrupt. */
+enum { NERRS = sizeof(skv_errors) / sizeof(double), NFIELDS = 3 * NERRS + 2 };
 _Static_assert(sizeof(skv_errors) == NERRS * sizeof(double), "skv_errors holds doubles only");
 enum { ROW_BYTES = 8 + NFIELDS * 8 + 2, UNIT_HEAD = 6 * 8 };
 
@@ -226,6 +228,8 @@ static void row_get(double f[NFIELDS], const sweep_row *r)
 	memcpy(f, &r->err, sizeof r->err);
 	f[NERRS] = r->lse_err;
 	memcpy(f + NERRS + 1, &r->floor, sizeof r->floor);
+	memcpy(f + 2 * NERRS + 1, &r->err_orig, sizeof r->err_orig);
+	f[3 * NERRS + 1] = r->lse_err_orig;
 }
 
 static void row_put(sweep_row *r, const double f[NFIELDS])
@@ -233,6 +237,8 @@ static void row_put(sweep_row *r, const double f[NFIELDS])
 	memcpy(&r->err, f, sizeof r->err);
 	r->lse_err = f[NERRS];
 	memcpy(&r->floor, f + NERRS + 1, sizeof r->floor);
+	memcpy(&r->err_orig, f + 2 * NERRS + 1, sizeof r->err_orig);
+	r->lse_err_orig = f[3 * NERRS + 1];
 }
 
 int unit_record(unsigned char **rec, size_t *len, const unit_plan *p, uint64_t line, size_t unit,

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'empty-splits'
 title = 'empty-splits: each preset''s merge with empty splits (bars a log axis cannot draw are labelled)'
-fixed = 'ctx 1024, head-dim 64, dist gaussian, score scale 0.5, LSE offset 0, splits 8, block size 128,'."\n".'math exact, seed 1, 4 trials per point'
+fixed = 'ctx 1024, head-dim 64, dist gaussian, score scale 0.5, kv-cache none, kv-scale none, kv-deq values,'."\n".'kv-scale-value 0, LSE offset 0, splits 8, block size 128, math exact, gpu ieee, seed 1, 4 trials per point'
 ntrials = 4
 metric = 'norm_rel_err'
 xlabel = 'preset'
@@ -19,19 +19,19 @@ array series[4] = ['even', 'last-empty', 'holes', 'all-empty']
 array color[4] = [1, 2, 3, 4]
 array dash[4] = [1, 1, 1, 1]
 xcat = 1
-ncat = 15
-array xticlab[15] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401']
+ncat = 16
+array xticlab[16] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401', 'fa3-fp8']
 xticlen = 18
-nx = 15
+nx = 16
 array rowlab[4] = ['even', 'last-empty', 'holes', 'all-empty']
 ymin = 1.0000000000000001e-17
-ymax = 0.01
+ymax = 0.10000000000000001
 ylog = 1
 nfloor = 4
 floor_ulp = 0
 array floor_fmt[4] = ['bf16', 'fp16', 'fp64', 'fp32']
 array floor_y[4] = [0.0017775039129015622, 0.0001681552539845395, 4.2720352664042163e-17, 2.4199083245671352e-08]
-note = '17 points with a zero, infinite or NaN median not drawn'
+note = '18 points with a zero, infinite or NaN median not drawn'
 $data << EOD
 # panel 1, series 1
 1 0.00256982 0.00196476 0.00289162 0.00235184 0.00271698
@@ -49,6 +49,7 @@ $data << EOD
 13 2.23843e-07 2.15134e-07 2.84048e-07 2.17027e-07 2.43534e-07
 14 0.00256982 0.00196476 0.00289162 0.00235184 0.00271698
 15 0.00228828 0.00186857 0.00274869 0.00204666 0.00254008
+16 0.0251668 0.0199384 0.0278004 0.0224745 0.0272104
 
 
 # panel 1, series 2
@@ -67,6 +68,7 @@ $data << EOD
 13 2.50328e-07 2.44625e-07 2.77489e-07 2.45865e-07 2.60155e-07
 14 0.00256911 0.00195813 0.00290281 0.00228197 0.00278694
 15 NaN NaN NaN NaN NaN
+16 0.0240322 0.0200268 0.0269492 0.0209057 0.0268866
 
 
 # panel 1, series 3
@@ -85,6 +87,7 @@ $data << EOD
 13 3.14113e-07 2.807e-07 3.54658e-07 2.89465e-07 3.40544e-07
 14 0.00246104 0.00210695 0.00303808 0.00217368 0.00280414
 15 NaN NaN NaN NaN NaN
+16 0.0256593 0.0223786 0.0311826 0.0228802 0.0289991
 
 
 # panel 1, series 4
@@ -103,4 +106,5 @@ $data << EOD
 13 NaN NaN NaN NaN NaN
 14 0 1e-17 1e-17 1e-17 1e-17
 15 NaN NaN NaN NaN NaN
+16 0 1e-17 1e-17 1e-17 1e-17
 EOD

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'systems'
 title = 'systems: production kernels'' precision profiles against the number of splits'
-fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, layout even, block size 128, math exact,'."\n".'seed 1, 8 trials per point'
+fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, kv-scale none, kv-deq values,'."\n".'kv-scale-value 0, layout even, block size 128, math exact, gpu ieee, seed 1, 8 trials per point'
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'
@@ -14,16 +14,16 @@ zlabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 ylabel = 'normwise relative error ‖o − o*‖₂ / ‖o*‖₂'
 npanel = 3
 array panel[3] = ['LSE offset 0', 'LSE offset 50', 'LSE offset 500']
-nseries = 15
-array series[15] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401']
-array color[15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-array dash[15] = [1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2]
+nseries = 16
+array series[16] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401', 'fa3-fp8']
+array color[16] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+array dash[16] = [1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1]
 xcat = 0
 ncat = 0
 array xticlab[1] = ['']
 xticlen = 0
 nx = 5
-array rowlab[15] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401']
+array rowlab[16] = ['fa2', 'fa3', 'flashinfer', 'tilelang', 'xformers', 'sglang', 'flex', 'exact-fp64', 'naive-fp16', 'vllm-v2', 'vllm-unified', 'llamacpp-cpu', 'llamacpp-cuda', 'sglang-gqa', 'flashinfer-pre4401', 'fa3-fp8']
 ymin = 1e-08
 ymax = 10
 ylog = 1
@@ -153,6 +153,14 @@ $data << EOD
 256 0.00296314 0.00248084 0.00333418 0.00275522 0.00306992
 
 
+# panel 1, series 16
+1 0.0249677 0.0241225 0.029865 0.0245618 0.0255417
+4 0.0270701 0.0221643 0.0285611 0.0243211 0.0273821
+16 0.0274207 0.0239169 0.0283514 0.0252218 0.0277277
+64 0.0263517 0.0217881 0.0283625 0.0242289 0.0274613
+256 0.0236345 0.0215397 0.0274944 0.0221239 0.0268024
+
+
 # panel 2, series 1
 1 0.00237939 0.00220627 0.00247832 0.00230685 0.00244289
 4 0.0022789 0.00208891 0.00252679 0.00221304 0.00236307
@@ -273,6 +281,14 @@ $data << EOD
 256 0.00299148 0.00247952 0.00335279 0.00275417 0.00306992
 
 
+# panel 2, series 16
+1 0.0249677 0.0241225 0.0298649 0.0245618 0.0255417
+4 0.0270701 0.0221643 0.0285611 0.0243689 0.0273821
+16 0.0274207 0.0241261 0.0283514 0.0252654 0.0277277
+64 0.0263517 0.022321 0.0283819 0.0242289 0.0274613
+256 0.0236345 0.0215397 0.0274944 0.0221239 0.0267864
+
+
 # panel 3, series 1
 1 0.00235429 0.00231055 0.00257912 0.00234154 0.00242649
 4 0.00224662 0.00212964 0.00256586 0.00219446 0.0023077
@@ -391,4 +407,12 @@ $data << EOD
 16 0.00300688 0.00280399 0.00354536 0.00287376 0.00316333
 64 0.00292455 0.00260806 0.00318097 0.0028681 0.0029446
 256 0.00294481 0.00255463 0.00332462 0.00275347 0.00301212
+
+
+# panel 3, series 16
+1 0.0248448 0.0239856 0.0301672 0.0244133 0.0254715
+4 0.0269633 0.0221333 0.0285617 0.0243401 0.0273547
+16 0.0273766 0.0240232 0.0283068 0.0253067 0.0277669
+64 0.0264825 0.0221726 0.0281161 0.024343 0.0273249
+256 0.0235687 0.021316 0.0273339 0.0222329 0.0267883
 EOD
