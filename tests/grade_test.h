@@ -23,7 +23,7 @@ typedef struct {
 	grade_ranking id;
 } graded;
 
-static const grade_emu_opts exact_emu = {0, 0, 128};
+static const grade_emu_opts exact_emu = {0, 0, 128, SKV_GPU_IEEE};
 
 /* Grades dump (a folder or .safetensors file, outputs under prefix) or a
  * manifest, integer .npy elements read as raw's patterns; identify over
@@ -41,7 +41,7 @@ static inline void grade_raw(graded *g, const char *dump, const char *prefix, co
 	G_OK(grade_load(&g->dp, &g->s, &err));
 	G_OK(grade_run(&g->r, &g->dp, &err));
 	if (identify) {
-		const grade_id_opts io = {&exact_emu, NULL, 0, LAYOUT_EVEN, NULL};
+		const grade_id_opts io = {&exact_emu, NULL, 0, LAYOUT_EVEN, NULL, 0};
 		G_OK(grade_identify(&g->id, &g->dp, g->r.base, &io, &err));
 	}
 }

@@ -341,7 +341,7 @@ static void test_identify_split_counts(void **state)
 	assert_null(dp.bounds);
 	G_OK(grade_run(&r, &dp, &err));
 	const size_t counts[] = {1, 2, 4, 8};
-	const grade_id_opts io = {&exact_emu, counts, COUNT(counts), LAYOUT_EVEN, NULL};
+	const grade_id_opts io = {&exact_emu, counts, COUNT(counts), LAYOUT_EVEN, NULL, 0};
 	G_OK(grade_identify(&id, &dp, r.base, &io, &err));
 	assert_int_equal(id.n, COUNT(counts) * no_kv_presets()); /* the default: the presets without a KV cache */
 	assert_int_equal(id.c[0].preset, fa2);
@@ -369,6 +369,37 @@ static size_t count_char(const char *s, char c)
  * one row per graded item (or candidate), each with the header's columns;
  * JSON that Python's json module reads; the same bytes on 1, 2 and 3
  * threads. */
+/* --gpus: the presets on tensor cores also run with each GPU's model
+ * (PRESET@GPU), the others not; an IEEE export is still found first and bit
+ * for bit, the h100 runs differ from it; a bad name is refused. */
+static void test_identify_gpus(void **state)
+{
+	(void)state;
+	char path[128], *out, *e;
+	char *ex[] = {"export", "--ctx=200", "--head-dim=64", "--splits=4", "--input=bf16", "--preset=fa2", NULL, NULL};
+	char outflag[160];
+	snprintf(outflag, sizeof outflag, "--out=%s", in_dir(path, sizeof path, "gpus.safetensors"));
+	ex[6] = outflag;
+	assert_int_equal(run_cmd(&out, &e, 1, ex), 0);
+	free(out), free(e);
+	char *id[] = {"grade", path, "--prefix=fa2", "--identify", "--presets=fa2,flashinfer", "--gpus=h100,a100",
+		      "--format=csv", NULL};
+	assert_int_equal(run_cmd(&out, &e, 0, id), 0);
+	if (!strstr(out, "\n1,fa2,4,ok,") || !strstr(out, ",fa2@h100,4,ok,") || !strstr(out, ",fa2@a100,4,ok,") ||
+	    strstr(out, "flashinfer@") || strstr(out, ",fa2@b200,"))
+		fail_msg("%s:%d: identify --gpus ranked\n%s", __FILE__, __LINE__, out);
+	/* the h100 model is not IEEE: its row is not all bit-identical */
+	const char *h = strstr(out, ",fa2@h100,4,ok,");
+	unsigned long same = 0, total = 0;
+	assert_int_equal(sscanf(h, ",fa2@h100,4,ok,%lu,%lu", &same, &total), 2);
+	assert_true(same < total);
+	free(out), free(e);
+	char *bad[] = {"grade", path, "--prefix=fa2", "--identify", "--gpus=h101", NULL};
+	assert_int_equal(run_cmd(&out, &e, 0, bad), 2);
+	assert_non_null(strstr(e, "--gpus=h101: expected all or GPU names"));
+	free(out), free(e);
+}
+
 static void test_command_formats(void **state)
 {
 	(void)state;
@@ -479,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_merge_alone),
 		cmocka_unit_test(test_nonfinite_outputs),
 		cmocka_unit_test(test_identify_split_counts),
+		cmocka_unit_test(test_identify_gpus),
 		cmocka_unit_test(test_command_formats),
 		cmocka_unit_test(test_readme_example),
 	};

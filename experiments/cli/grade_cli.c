@@ -13,7 +13,8 @@ void grade_usage(FILE *f)
 	fputs("usage: skv grade [DUMP] [--prefix=P] [--manifest=FILE] [--NAME=FILE[:TENSOR]]... [--raw=FMT]\n"
 	      "                 [--lse-base=e|2|auto] [--scale=X] [--format=text|csv|json]\n"
 	      "                 [--identify [--presets=P,P,...] [--split-counts=N,N,...] [--layout=even|fa2]\n"
-	      "                             [--block-size=B] [--math=exact|preset] [--math-seed=N] [--top=K]]\n"
+	      "                             [--block-size=B] [--math=exact|preset] [--math-seed=N] [--top=K]\n"
+	      "                             [--gpus=all|GPU,GPU,...]]\n"
 	      "\n"
 	      "Grades one decode step of a real kernel against the exact attention of its own inputs as stored\n"
 	      "(skv_truth_range, certified to 2^-100): the merged output and LSE (every error metric, with the\n"
@@ -38,7 +39,9 @@ void grade_usage(FILE *f)
 	      "agreement with the dump: bit-identical elements, then the median, 90th percentile and largest\n"
 	      "ulp distance, then the normwise distance of out. The top is the emulation to sweep. Presets run\n"
 	      "with correctly rounded math (--math=preset: their approximate-math bound model, seeded by\n"
-	      "--math-seed), blocks of --block-size keys (128; llama.cpp CPU one key). With --format=csv the\n"
+	      "--math-seed), blocks of --block-size keys (128; llama.cpp CPU one key), q.k and P.V in IEEE fp32;\n"
+	      "--gpus=all (or a list of v100, a100, ada, h100, b200) also runs each preset on tensor cores with\n"
+	      "each GPU's model whose unit takes the input, ranked as PRESET@GPU. With --format=csv the\n"
 	      "ranking is printed instead of the graded rows.\n"
 	      "\n"
 	      "exit status: 0 the report was printed, 1 a runtime failure, 2 bad usage or a bad file (one\n"
@@ -160,7 +163,31 @@ typedef struct {
 	layout_id layout;
 	unsigned char use[SKV_NPRESETS];
 	int use_given;
+	unsigned gpus; /* bit g: GPU model g tried on the tensor-core presets */
 } grade_args;
+
+/* --gpus: all, or GPU names, comma-separated (ieee is always run). */
+static int grade_gpus(unsigned *gpus, const char *v, message *e)
+{
+	*gpus = 0;
+	if (strcmp(v, "all") == 0) {
+		*gpus = ((1u << SKV_NGPUS) - 1) & ~1u;
+		return SKV_OK;
+	}
+	char *copy = strdup(v), *save = NULL;
+	if (!copy)
+		return SKV_ENOMEM;
+	int st = SKV_OK;
+	for (char *t = strtok_r(copy, ",", &save); t && st == SKV_OK; t = strtok_r(NULL, ",", &save)) {
+		skv_gpu g;
+		if (skv_gpu_parse(&g, t) != SKV_OK)
+			st = bad_value(e, "grade", "gpus", v, "all or GPU names (v100, a100, ada, h100, b200), comma-separated");
+		else
+			*gpus |= g == SKV_GPU_IEEE ? 0 : 1u << g;
+	}
+	free(copy);
+	return st;
+}
 
 static int grade_splits(grade_args *a, const char *v, message *e)
 {
@@ -223,6 +250,9 @@ static int grade_flag(grade_args *a, const char *k, const char *v, message *e)
 	} else if (strcmp(k, "math") == 0) {
 		a->id_only = 1;
 		return parse_math(&a->emu.own_math, "grade", v, e);
+	} else if (strcmp(k, "gpus") == 0) {
+		a->id_only = 1;
+		return grade_gpus(&a->gpus, v, e);
 	} else if (strcmp(k, "math-seed") == 0 || strcmp(k, "top") == 0) {
 		a->id_only = 1;
 		if (parse_u64(k[0] == 't' ? &a->top : &a->emu.math_seed, v) != SKV_OK)
@@ -320,7 +350,7 @@ static int grade_do(FILE *out, const grade_args *a, message *e)
 	grade_result r = {0};
 	grade_ranking id = {0};
 	const grade_id_opts io = {&a->emu, a->ncounts ? a->counts : NULL, a->ncounts, a->layout,
-				  a->use_given ? a->use : NULL};
+				  a->use_given ? a->use : NULL, a->gpus};
 	int st = grade_sources_of(&s, a, e);
 	if (st == SKV_OK)
 		st = grade_load(&dp, &s, e);

@@ -200,6 +200,17 @@ static void text_splits(FILE *f, const grade_report *g)
 	fprintf(f, "(each split against its own exact attention; the largest over the heads)\n");
 }
 
+/* A candidate's name: its preset, and @GPU when its tensor cores ran a GPU
+ * model (fa2@h100). */
+static const char *cand_name(char buf[48], const grade_cand *c)
+{
+	const char *p = skv_preset_at(c->preset)->name;
+	if (c->gpu == SKV_GPU_IEEE)
+		return p;
+	snprintf(buf, 48, "%s@%s", p, skv_gpu_name((skv_gpu)c->gpu));
+	return buf;
+}
+
 static void text_identify(FILE *f, const grade_report *g)
 {
 	const grade_ranking *id = g->id;
@@ -239,7 +250,8 @@ static void text_identify(FILE *f, const grade_report *g)
 		char same[48];
 		snprintf(same, sizeof same, "%zu/%zu %5.1f%%", c->same_all, c->total_all,
 			 c->total_all ? 100.0 * (double)c->same_all / (double)c->total_all : 0.0);
-		fprintf(f, "%4zu  %-18s %6zu %20s %8s %8s %8s %9s %9s%s\n", i + 1, skv_preset_at(c->preset)->name, c->S,
+		char nm[48];
+		fprintf(f, "%4zu  %-18s %6zu %20s %8s %8s %8s %9s %9s%s\n", i + 1, cand_name(nm, c), c->S,
 			same, num(v[0], 32, c->ulp[0]), num(v[1], 32, c->ulp[1]), num(v[2], 32, c->ulp[2]),
 			num(v[3], 32, c->ulp[3]), num(v[4], 32, c->normwise), c->tie ? "  (tie)" : "");
 		shown++;
@@ -258,12 +270,13 @@ static void text_identify(FILE *f, const grade_report *g)
 	if (!ok)
 		return;
 	const grade_cand *c0 = &id->c[0];
+	char nm[48];
 	if (c0->same_all == c0->total_all)
-		fprintf(f, "top: %s reproduces the dump bit for bit%s\n", skv_preset_at(c0->preset)->name,
+		fprintf(f, "top: %s reproduces the dump bit for bit%s\n", cand_name(nm, c0),
 			id->n > 1 && id->c[1].tie ? " (and so do the tied presets below it)" : "");
 	else
 		fprintf(f, "top: %s, %.1f%% of the elements bit-identical, median distance %s ulp\n",
-			skv_preset_at(c0->preset)->name, 100.0 * (double)c0->same_all / (double)c0->total_all,
+			cand_name(nm, c0), 100.0 * (double)c0->same_all / (double)c0->total_all,
 			num(v[0], 32, c0->ulp[0]));
 }
 
@@ -314,7 +327,8 @@ static void csv_ranking(FILE *f, const grade_report *g)
 	      f);
 	for (size_t i = 0; i < g->id->n; i++) {
 		const grade_cand *c = &g->id->c[i];
-		fprintf(f, "%zu,%s,%zu,%s,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", i + 1, skv_preset_at(c->preset)->name,
+		char nm[48];
+		fprintf(f, "%zu,%s,%zu,%s,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu,%zu", i + 1, cand_name(nm, c),
 			c->S, c->status == SKV_OK ? "ok" : "not-run", c->same_all, c->total_all, c->same[GT_OUT],
 			c->total[GT_OUT], c->same[GT_LSE], c->total[GT_LSE], c->same[GT_PARTIAL_OUT],
 			c->total[GT_PARTIAL_OUT], c->same[GT_PARTIAL_LSE], c->total[GT_PARTIAL_LSE]);
@@ -422,8 +436,9 @@ static void json_ranking(FILE *f, const grade_report *g)
 		g->io->emu->block);
 	for (size_t i = 0; i < g->id->n; i++) {
 		const grade_cand *c = &g->id->c[i];
+		char nm[48];
 		fprintf(f, "%s{\"rank\": %zu, \"preset\": \"%s\", \"splits\": %zu, \"ran\": %s", i ? ", " : "", i + 1,
-			skv_preset_at(c->preset)->name, c->S, c->status == SKV_OK ? "true" : "false");
+			cand_name(nm, c), c->S, c->status == SKV_OK ? "true" : "false");
 		if (c->status != SKV_OK) {
 			fputs(", \"why\": ", f);
 			json_str(f, c->why);

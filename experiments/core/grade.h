@@ -147,6 +147,8 @@ typedef struct {
 	uint64_t math_seed; /* its seed */
 	size_t block;       /* keys per online-softmax block (0: a split is one block);
 	                     * presets with a narrow accumulator run one key per block */
+	int gpu;            /* skv_gpu of q.k and P.V in the presets on tensor cores
+	                     * (SKV_GPU_IEEE, 0: IEEE fp32; the others run IEEE) */
 } grade_emu_opts;
 
 /* A preset run on every head of a dump's problem. */
@@ -172,6 +174,7 @@ void grade_emu_free(grade_emu *em);
 
 typedef struct {
 	size_t preset;  /* skv_preset_at index */
+	int gpu;        /* the skv_gpu its tensor cores ran (SKV_GPU_IEEE: IEEE) */
 	size_t S;       /* splits it ran */
 	int status;     /* SKV_OK, or why it did not run (why) */
 	char why[200];
@@ -188,6 +191,8 @@ typedef struct {
 	size_t ncounts;
 	layout_id layout;     /* and their layout: even or fa2 (blocks of `block` keys) */
 	const unsigned char *use; /* [SKV_NPRESETS]: the presets tried (NULL: all) */
+	unsigned gpus;        /* bit g: the presets on tensor cores also run with GPU
+	                       * model g (skv_gpu) where its unit takes the input */
 } grade_id_opts;
 
 typedef struct {

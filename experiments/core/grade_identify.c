@@ -39,6 +39,14 @@ static int emu_prepare(grade_emu *em, const grade_dump *dp, size_t S, const skv_
 	if (!o->own_math)
 		cfg.math = SKV_MATH_EXACT;
 	cfg.math_seed = o->math_seed;
+	if (o->gpu != SKV_GPU_IEEE && p->tensor_cores) {
+		cfg.gpu = o->gpu;
+		if (skv_config_check(&cfg) != SKV_OK) {
+			msg_set(e, "preset %s has no %s tensor-core path for %s inputs", p->name,
+				skv_gpu_name((skv_gpu)o->gpu), skv_format_name(input));
+			return SKV_EINVAL;
+		}
+	}
 	*em = (grade_emu){.H = dp->H, .S = S, .d = dp->d, .cfg = cfg, .merge = ms,
 			  .base = cfg.base == SKV_BASE_2 ? SKV_BASE_2 : SKV_BASE_E};
 	em->po = malloc(S * dp->H * dp->d * sizeof *em->po);
@@ -227,6 +235,8 @@ static int cmp_cand(const void *a, const void *b)
 		return c;
 	if (x->preset != y->preset)
 		return x->preset < y->preset ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
 	return (x->S > y->S) - (x->S < y->S);
 }
 
@@ -274,15 +284,18 @@ static int input_format(skv_format *f, const grade_dump *dp, message *e)
 
 /* One candidate: preset i at count S over bounds b. A preset that does not
  * take the problem is kept, ranked last, with the reason. */
-static int run_candidate(grade_cand *c, const grade_dump *dp, const size_t *b, size_t S, size_t i,
+static int run_candidate(grade_cand *c, const grade_dump *dp, const size_t *b, size_t S, size_t i, int gpu,
 			 skv_format input, int base, const grade_id_opts *o)
 {
 	message m = {NULL};
 	grade_emu em;
+	grade_emu_opts eo = *o->emu;
+	eo.gpu = gpu;
 	memset(c, 0, sizeof *c);
 	c->preset = i;
+	c->gpu = gpu;
 	c->S = S;
-	c->status = grade_emulate(&em, dp, b, S, skv_preset_at(i), input, o->emu, &m);
+	c->status = grade_emulate(&em, dp, b, S, skv_preset_at(i), input, &eo, &m);
 	if (c->status == SKV_ENOMEM) {
 		msg_free(&m);
 		return SKV_ENOMEM;
@@ -298,6 +311,22 @@ static int run_candidate(grade_cand *c, const grade_dump *dp, const size_t *b, s
 	return st;
 }
 
+/* Preset i at count S with IEEE arithmetic and, on tensor cores, with each
+ * GPU model of o->gpus whose unit takes the input (one that does not is
+ * left out, not listed as not run: the preset itself ran). */
+static int run_models(grade_ranking *g, const grade_dump *dp, const size_t *b, size_t S, size_t i,
+		      skv_format input, int base, const grade_id_opts *o)
+{
+	int st = run_candidate(&g->c[g->n++], dp, b, S, i, SKV_GPU_IEEE, input, base, o);
+	for (int gpu = 1; gpu < SKV_NGPUS && st == SKV_OK && skv_preset_at(i)->tensor_cores; gpu++) {
+		if (!(o->gpus & (1u << gpu)))
+			continue;
+		st = run_candidate(&g->c[g->n], dp, b, S, i, gpu, input, base, o);
+		g->n += st == SKV_OK && g->c[g->n].status == SKV_OK;
+	}
+	return st;
+}
+
 int grade_identify(grade_ranking *r, const grade_dump *dp, int base, const grade_id_opts *o, message *e)
 {
 	skv_format input;
@@ -307,7 +336,7 @@ int grade_identify(grade_ranking *r, const grade_dump *dp, int base, const grade
 	static const size_t one = 1;
 	const size_t *counts = dp->bounds ? &dp->S : o->counts ? o->counts : &one;
 	const size_t nc = dp->bounds || !o->counts ? 1 : o->ncounts, np = skv_preset_count();
-	grade_ranking g = {.c = calloc(nc * np, sizeof *g.c), .n = 0, .base = base, .input = input};
+	grade_ranking g = {.c = calloc(nc * np * SKV_NGPUS, sizeof *g.c), .n = 0, .base = base, .input = input};
 	if (!g.c)
 		return (msg_set(e, "skv grade: out of memory"), SKV_ENOMEM);
 	for (size_t k = 0; k < nc && st == SKV_OK; k++) {
@@ -318,7 +347,7 @@ int grade_identify(grade_ranking *r, const grade_dump *dp, int base, const grade
 			 * kernel is its base preset's, and the tensors a kernel read
 			 * do not show the cache (name one in use to run it) */
 			if (o->use ? o->use[i] : skv_preset_at(i)->kv.format == 0)
-				st = run_candidate(&g.c[g.n++], dp, b, counts[k], i, input, base, o);
+				st = run_models(&g, dp, b, counts[k], i, input, base, o);
 		free(b);
 	}
 	if (st != SKV_OK) {
