@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "io/csv.h"
 #include "cli/cli.h"
 #include "cli/grade_cmd.h"
 #include "core/stats.h"
@@ -28,21 +29,6 @@ static void csv_num(FILE *f, double x)
 		fputs(num(b, sizeof b, x), f);
 }
 
-/* A CSV field, quoted when it holds a comma, a quote or a line break. */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 /* JSON has no NaN or infinity: null. */
 static void json_num(FILE *f, double x)
@@ -341,7 +327,7 @@ static void csv_ranking(FILE *f, const grade_report *g)
 		if (c->status == SKV_OK)
 			csv_num(f, c->normwise);
 		fprintf(f, ",%d,", c->tie);
-		csv_str(f, c->why);
+		csv_write_field(f, c->why);
 		fputc('\n', f);
 	}
 }

@@ -48,22 +48,6 @@ static const metric metrics[] = {
 };
 enum { NMETRICS = sizeof metrics / sizeof metrics[0] };
 
-/* RFC 4180: a field with a comma, quote or line break is quoted, quotes
- * doubled. Lines end in LF, which every CSV reader accepts. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 int output_csv(FILE *f, const run_spec *s, const sweep_result *r)
 {
@@ -72,7 +56,7 @@ int output_csv(FILE *f, const run_spec *s, const sweep_result *r)
 	for (int i = 0; i < NPARAMS; i++)
 		if (params[i].column) {
 			fputc(',', f);
-			csv_field(f, params[i].column);
+			csv_write_field(f, params[i].column);
 		}
 	fputs(",trial", f);
 	for (size_t m = 0; m < NMETRICS; m++)
@@ -82,7 +66,7 @@ int output_csv(FILE *f, const run_spec *s, const sweep_result *r)
 	for (size_t k = 0; k < r->nrows; k++) {
 		const sweep_row *row = &r->rows[k];
 		spec_values(s, row->point, v);
-		csv_field(f, s->exp->name);
+		csv_write_field(f, s->exp->name);
 		for (int i = 0; i < NPARAMS; i++) {
 			if (!params[i].column)
 				continue;
@@ -91,7 +75,7 @@ int output_csv(FILE *f, const run_spec *s, const sweep_result *r)
 			 * empty cell: no value of it was used. */
 			if (spec_applies(s, i)) {
 				param_format(buf, sizeof buf, i, v[i]);
-				csv_field(f, buf);
+				csv_write_field(f, buf);
 			}
 		}
 		fprintf(f, ",%llu", (unsigned long long)row->trial);

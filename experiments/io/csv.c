@@ -417,3 +417,18 @@ int csv_number(double *x, const char *s)
 	*x = v;
 	return SKV_OK;
 }
+
+void csv_write_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}

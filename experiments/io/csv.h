@@ -3,6 +3,7 @@
 #define CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "io/io.h" /* message */
@@ -52,6 +53,9 @@ int csv_read_as(csv_table *t, const char *path, const char *name, message *e);
 uint64_t csv_fnv1a64(uint64_t h, const void *data, size_t n);
 
 void csv_free(csv_table *t);
+/* Writes s as one CSV field (RFC 4180): quoted when it holds a comma, a
+ * quote or a line break, quotes doubled. */
+void csv_write_field(FILE *f, const char *s);
 
 /* Field `col` of data record `row` (0-based, header excluded); NULL when out
  * of range. */
