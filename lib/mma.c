@@ -283,23 +283,10 @@ static int unit_ok(const skv_mma_unit *u)
  */
 double skv_mma_round_out(const skv_mma_unit *u, double v, skv_mma_round m)
 {
-	/* In the normal range, e_v in [emin_out, emax_out], the same rounding on
-	 * v's bits: the low s = 52 - out_frac significand bits cleared (rz:
-	 * truncation of the magnitude), after adding 2^(s-1) - 1 plus the kept
-	 * last bit (rne: ties to even; a carry into the exponent field is the
-	 * rounding up to the next binade). The result is then at least 2^e_v,
-	 * so only overflow remains: a field above emax_out is +-inf. */
+	double r0;
+	if (skv_mma_round_bits(&r0, u, v, m))
+		return r0;
 	const int e_v = expo(v);
-	if (e_v >= u->emin_out && e_v <= u->emax_out && (m == SKV_MMA_RZ || m == SKV_MMA_RNE)) {
-		const int s = 52 - u->par.out_frac;
-		uint64_t r = skv_bits_i(v);
-		if (m == SKV_MMA_RNE)
-			r += ((UINT64_C(1) << (s - 1)) - 1) + ((r >> s) & 1);
-		r &= ~((UINT64_C(1) << s) - 1);
-		if ((int)((r >> 52) & 0x7ff) - 1023 > u->emax_out)
-			return copysign(INFINITY, v);
-		return skv_from_bits_i(r);
-	}
 	if (v == 0)
 		return 0.0;
 	int e = e_v;

@@ -1,4 +1,4 @@
-/* mma_fast.c - the block FMA's common case (no sticky bit, c aligned, the model's subnormal and product handling) without per-product branches, and its all-normal shortcut. */
+/* mma_fast.c - the block FMA's common case (no sticky bit, c aligned, the model's subnormal and product handling) without per-product branches, four lanes at a time where AVX2 is there. */
 #include <limits.h>
 #include <math.h>
 
@@ -90,15 +90,19 @@ static int block_normal(double *r, const skv_mma_unit *u, const double *a, size_
 }
 
 /*
- * The same shortcut four lanes at a time (AVX2, behind a CPU check). The
- * exponent field alone, x & 0x7ff0..0, is the double 2^e_x for a normal x
- * (0 for zero, +inf for NaN and infinities), so the range test is a min and
- * a max against 2^emin_in and 2^emax_in, and 2^e_x 2^e_y = 2^(e_x + e_y)
- * exactly (e_x + e_y >= -252: a normal double): E is a max of doubles.
+ * block_fast four lanes at a time (AVX2, behind a CPU check) for finite
+ * operands of the input's range. The exponent field alone, x & 0x7ff0..0,
+ * is the double 2^floor(log2 |x|) for a nonzero x (+inf for NaN and
+ * infinities), so max(x & 0x7ff0..0, 2^emin_in) is 2^e_x with e_x's clamp
+ * to emin_in, the range test is one max against 2^emax_in (below it every
+ * product is finite: block_fast's special case cannot occur), and 2^e_x
+ * 2^e_y = 2^(e_x + e_y) exactly (e_x + e_y >= -252: a normal double). A
+ * zero product's lane is masked to 0, below every 2^e (block_fast's
+ * INT_MIN), so E is a max of doubles.
  * scale = 2^-G and g = 2^G are integer differences of exponent fields. The
  * addends trunc(P / g) are integers below 2^(25 + neab) <= 2^32 in
  * magnitude, so their sum over at most 65 of them (|S| < 2^39) is exact in
- * double in any order: the same S as block_normal's int64_t sum, and
+ * double in any order: the same S as block_fast's int64_t sum, and
  * VROUNDPD toward zero is C's truncating conversion. The once-per-block
  * rounding stays skv_mma_round_out, per lane.
  */
@@ -142,23 +146,27 @@ AVX2_ATTR static __m256d lanes_E(const lanes *l, __m256d pm, __m256d c)
 	return _mm256_max_pd(_mm256_max_pd(pm, ce), l->cmin);
 }
 
-/* One lane's block: block_normal's S, already summed, rounded. */
-static double lane_out(const skv_mma_unit *u, double S, double g) { return skv_mma_round_out(u, S * g, u->par.final_round); }
+/* One lane's block: block_fast's S, already summed, rounded. */
+static inline double lane_out(const skv_mma_unit *u, double S, double g)
+{
+	double r;
+	return skv_mma_round_bits(&r, u, S * g, u->par.final_round) ? r : skv_mma_round_out(u, S * g, u->par.final_round);
+}
 
-/* block_normal for contiguous a and b, len a multiple of 4. */
-AVX2_ATTR static int block_normal4(double *r, const skv_mma_unit *u, const lanes *l, const double *a,
+/* block_fast for contiguous a and b, len a multiple of 4; 0, *r untouched,
+ * when an operand is infinite, NaN or beyond the format's range. */
+AVX2_ATTR static int block_lanes(double *r, const skv_mma_unit *u, const lanes *l, const double *a,
 				   const double *b, unsigned len, double c)
 {
-	__m256d pm = _mm256_setzero_pd(), mn = l->hi, mx = l->lo;
+	__m256d pm = _mm256_setzero_pd(), mx = _mm256_setzero_pd();
 	for (unsigned i = 0; i < len; i += 4) {
-		const __m256d x = _mm256_and_pd(_mm256_loadu_pd(a + i), l->field);
-		const __m256d y = _mm256_and_pd(_mm256_loadu_pd(b + i), l->field);
-		pm = _mm256_max_pd(pm, _mm256_mul_pd(x, y));
-		mn = _mm256_min_pd(mn, _mm256_min_pd(x, y));
+		const __m256d x0 = _mm256_loadu_pd(a + i), y0 = _mm256_loadu_pd(b + i);
+		const __m256d x = _mm256_and_pd(x0, l->field), y = _mm256_and_pd(y0, l->field);
+		const __m256d z = _mm256_cmp_pd(_mm256_mul_pd(x0, y0), _mm256_setzero_pd(), _CMP_EQ_OQ);
+		pm = _mm256_max_pd(pm, _mm256_andnot_pd(z, _mm256_mul_pd(_mm256_max_pd(x, l->lo), _mm256_max_pd(y, l->lo))));
 		mx = _mm256_max_pd(mx, _mm256_max_pd(x, y));
 	}
-	const __m256d bad = _mm256_or_pd(_mm256_cmp_pd(mn, l->lo, _CMP_LT_OQ), _mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ));
-	if (len == 0 || _mm256_movemask_pd(bad))
+	if (len == 0 || _mm256_movemask_pd(_mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ)))
 		return 0;
 	__m128d h = _mm_max_pd(_mm256_castpd256_pd128(pm), _mm256_extractf128_pd(pm, 1));
 	h = _mm_max_sd(h, _mm_unpackhi_pd(h, h));
@@ -178,9 +186,8 @@ AVX2_ATTR static int block_normal4(double *r, const skv_mma_unit *u, const lanes
 }
 
 /* One instruction of len products for four columns: acc[0..4) += p . v[.
- * d + 0..4), the unit's blocks of n in turn, p in block_normal's case and
- * pf[j] = 2^e_p. Returns 0, acc untouched, when a lane leaves that case: an
- * operand v, or an accumulator that is or becomes infinite or NaN. Such a c
+ * d + 0..4), the unit's blocks of n in turn, pf[j] = 2^e_p (0 for p = 0). Returns 0, acc untouched, when a lane leaves that
+ * case: an operand v, or an accumulator that is or becomes infinite or NaN. Such a c
  * needs no test of its own: it makes E's field all ones, c scale and S
  * infinite or NaN (the products stay finite), and skv_mma_round_out passes
  * an infinity or a NaN through, which the finiteness test below sees. */
@@ -190,15 +197,14 @@ AVX2_ATTR static int cols4(double *acc, const skv_mma_unit *u, const lanes *l, c
 	__m256d c = _mm256_loadu_pd(acc);
 	for (size_t k0 = 0; k0 < len; k0 += u->par.n) {
 		const size_t m = len - k0 < u->par.n ? len - k0 : u->par.n;
-		__m256d pm = _mm256_setzero_pd(), mn = l->hi, mx = l->lo;
+		__m256d pm = _mm256_setzero_pd(), mx = _mm256_setzero_pd();
 		for (size_t j = k0; j < k0 + m; j++) {
-			const __m256d y = _mm256_and_pd(_mm256_loadu_pd(v + j * d), l->field);
-			pm = _mm256_max_pd(pm, _mm256_mul_pd(_mm256_set1_pd(pf[j]), y));
-			mn = _mm256_min_pd(mn, y);
+			const __m256d y0 = _mm256_loadu_pd(v + j * d), y = _mm256_and_pd(y0, l->field);
+			const __m256d z = _mm256_cmp_pd(y0, _mm256_setzero_pd(), _CMP_EQ_OQ);
+			pm = _mm256_max_pd(pm, _mm256_andnot_pd(z, _mm256_mul_pd(_mm256_set1_pd(pf[j]), _mm256_max_pd(y, l->lo))));
 			mx = _mm256_max_pd(mx, y);
 		}
-		const __m256d bad = _mm256_or_pd(_mm256_cmp_pd(mn, l->lo, _CMP_LT_OQ), _mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ));
-		if (_mm256_movemask_pd(bad))
+		if (_mm256_movemask_pd(_mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ)))
 			return 0;
 		const __m256i eb = _mm256_castpd_si256(lanes_E(l, pm, c));
 		const __m256d scale = _mm256_castsi256_pd(_mm256_sub_epi64(l->kscale, eb));
@@ -220,10 +226,10 @@ AVX2_ATTR static int cols4(double *acc, const skv_mma_unit *u, const lanes *l, c
 	_mm256_storeu_pd(acc, c);
 	return 1;
 }
-#define block_normal4_ block_normal4
+#define block_lanes_ block_lanes
 #else
 #define MMA_AVX2 0
-#define block_normal4_(r, u, l, a, b, len, c) 0
+#define block_lanes_(r, u, l, a, b, len, c) 0
 #endif
 
 double skv_mma_fast_dot(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
@@ -246,7 +252,7 @@ double skv_mma_fast_dot(const skv_mma_unit *u, const double *a, size_t sa, const
 		/* An overflowed accumulator stays infinite; its blocks still run,
 		 * with c = 0, to find NaN and infinite products. */
 		const double ck = isfinite(d) ? d : 0.0;
-		if (!(vec && len % 4 == 0 ? block_normal4_(&r, u, &l, ak, bk, len, ck)
+		if (!(vec && len % 4 == 0 ? block_lanes_(&r, u, &l, ak, bk, len, ck)
 					  : block_normal(&r, u, ak, sa, bk, sb, len, ck))) {
 			r = block_fast(u, ak, sa, bk, sb, len, ck, &bad);
 			if (bad)
@@ -264,16 +270,18 @@ void skv_mma_cols(double *acc, const skv_mma_unit *u, const double *p, const dou
 	size_t i = 0;
 #if MMA_AVX2
 	if (vec_unit(u) && len <= NMAX) {
+		/* 2^e_p, 0 for p = 0. An infinite or NaN p needs no test: it makes
+		 * every product of its lanes infinite or NaN, so S too, and cols4
+		 * gives the columns back (see there). */
 		double pf[NMAX];
-		int ok = 1;
-		const double lo = pow2i(u->emin_in), hi = pow2i(skv_format_emax(u->input));
-		for (size_t j = 0; j < len; j++) { /* 2^e_p, and p in block_normal's case */
-			pf[j] = skv_from_bits_i(skv_bits_i(p[j]) & SKV_I_INF);
-			ok &= pf[j] >= lo && pf[j] <= hi;
+		const double lo = pow2i(u->emin_in);
+		for (size_t j = 0; j < len; j++) {
+			const double f = skv_from_bits_i(skv_bits_i(p[j]) & SKV_I_INF);
+			pf[j] = p[j] == 0 ? 0.0 : f > lo ? f : lo;
 		}
 		lanes l;
 		lanes_init(&l, u);
-		for (; ok && i + 4 <= d; i += 4)
+		for (; i + 4 <= d; i += 4)
 			if (!cols4(acc + i, u, &l, p, pf, v + i, len, d))
 				for (size_t t = i; t < i + 4; t++)
 					acc[t] = skv_mma_dot_fast(u, p, 1, v + t, d, len, acc[t]);
@@ -283,27 +291,35 @@ void skv_mma_cols(double *acc, const skv_mma_unit *u, const double *p, const dou
 		acc[i] = skv_mma_dot_fast(u, p, 1, v + i, d, len, acc[i]);
 }
 
-/* skv_mma_chain for contiguous a and b: an instruction whose blocks all
- * take block_normal4 with a finite result is computed there, the lanes set
- * once a chain; any other is skv_mma_dot_fast's, from the same c. */
+#if MMA_AVX2
+/* An instruction whose blocks all take block_lanes with a finite result is
+ * computed there, the lanes set once a chain; any other is
+ * skv_mma_dot_fast's, from the same c. */
+AVX2_ATTR static double chain_lanes(const skv_mma_unit *u, unsigned k, const double *a, const double *b, size_t K,
+				    double c)
+{
+	lanes l;
+	lanes_init(&l, u);
+	for (size_t k0 = 0; k0 < K; k0 += k) {
+		const size_t len = K - k0 < k ? K - k0 : k;
+		double d = c;
+		int ok = isfinite(c);
+		for (size_t j0 = 0; ok && j0 < len; j0 += u->par.n) {
+			const unsigned m = len - j0 < u->par.n ? (unsigned)(len - j0) : u->par.n;
+			ok = m % 4 == 0 && block_lanes(&d, u, &l, a + k0 + j0, b + k0 + j0, m, d) && isfinite(d);
+		}
+		c = ok ? d : skv_mma_dot_fast(u, a + k0, 1, b + k0, 1, len, c);
+	}
+	return c;
+}
+#endif
+
+/* skv_mma_chain for contiguous a and b (chain_lanes where it can). */
 double skv_mma_fast_chain(const skv_mma_unit *u, unsigned k, const double *a, const double *b, size_t K, double c)
 {
 #if MMA_AVX2
-	if (vec_unit(u)) {
-		lanes l;
-		lanes_init(&l, u);
-		for (size_t k0 = 0; k0 < K; k0 += k) {
-			const size_t len = K - k0 < k ? K - k0 : k;
-			double d = c;
-			int ok = isfinite(c);
-			for (size_t j0 = 0; ok && j0 < len; j0 += u->par.n) {
-				const unsigned m = len - j0 < u->par.n ? (unsigned)(len - j0) : u->par.n;
-				ok = m % 4 == 0 && block_normal4(&d, u, &l, a + k0 + j0, b + k0 + j0, m, d) && isfinite(d);
-			}
-			c = ok ? d : skv_mma_dot_fast(u, a + k0, 1, b + k0, 1, len, c);
-		}
-		return c;
-	}
+	if (vec_unit(u))
+		return chain_lanes(u, k, a, b, K, c);
 #endif
 	for (size_t k0 = 0; k0 < K; k0 += k)
 		c = skv_mma_dot_fast(u, a + k0, 1, b + k0, 1, K - k0 < k ? K - k0 : k, c);

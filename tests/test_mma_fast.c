@@ -18,7 +18,9 @@ enum { KMAX = 128, DMAX = 24, ROUNDS = 3000 };
 /* Same bits, or both NaN (a NaN's payload is nobody's number). */
 static int same(double x, double y) { return (isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0; }
 
-/* A value of f: mode 0 uniform in [-2, 2); 1 a random significand at an
+/* A value of f: mode 0 uniform in [-2, 2); 3 and 4 the same scaled to
+ * about 2^(emin / 2), so that products fall near 2^emin (4: below the
+ * units' min_exp, -133 or -21 at fp16 out); 1 a random significand at an
  * exponent across [emin - p, emax] (subnormals, underflow to 0), with a
  * zero (4 in 256), an infinity or a NaN (1 in 256 each) where f has them. */
 static double draw(skv_rng *r, skv_format f, int mode)
@@ -26,6 +28,10 @@ static double draw(skv_rng *r, skv_format f, int mode)
 	const double u = skv_rng_uniform(r);
 	if (mode == 0)
 		return skv_round(f, 4 * u - 2);
+	if (mode >= 3) {
+		const int e = skv_format_emin(f) / 2 - 10 + (int)(skv_rng_next(r) % (mode == 3 ? 14 : 6));
+		return skv_round(f, ldexp(4 * u - 2, e));
+	}
 	const uint64_t k = skv_rng_next(r) % 256;
 	if (k == 0 || k > 252)
 		return 0.0;
@@ -40,13 +46,14 @@ static double draw(skv_rng *r, skv_format f, int mode)
 	return isfinite(y) ? y : skv_round(f, ldexp(1.0, hi));
 }
 
-/* a, b of K values of the unit's input; mode 2: pairs whose products
- * nearly cancel (b of the second a neighbour of the first's). */
+/* a, b of K values of the unit's input as draw's mode, except mode 2:
+ * pairs whose products nearly cancel (b of the second a neighbour of the
+ * first's). */
 static void draw_vectors(double *a, double *b, skv_rng *r, skv_format in, size_t K, int mode)
 {
 	for (size_t i = 0; i < K; i++) {
-		a[i] = draw(r, in, mode == 1);
-		b[i] = draw(r, in, mode == 1);
+		a[i] = draw(r, in, mode == 2 ? 0 : mode);
+		b[i] = draw(r, in, mode == 2 ? 0 : mode);
 		if (mode == 2 && (i & 1)) {
 			a[i] = -a[i - 1];
 			b[i] = skv_round(in, b[i - 1] * (1 + ldexp(skv_rng_uniform(r) - 0.5, -6)));
@@ -85,6 +92,8 @@ static void check_dot(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *r
 {
 	double a[KMAX], b[2 * KMAX];
 	draw_vectors(a, b, r, u->input, K, mode);
+	for (size_t i = K; i < KMAX; i++) /* past K: products a wrong read would add */
+		a[i] = b[i] = 1.0;
 	const double c = draw_c(r, u->output, a, b, K);
 	const double want = skv_mma_dot_fast(ref, a, 1, b, 1, K, c), got = skv_mma_dot_fast(u, a, 1, b, 1, K, c);
 	if (!same(got, want)) {
@@ -158,10 +167,11 @@ static void test_random(void **state)
 				ref.fast = 0;
 				units++;
 				for (int t = 0; t < ROUNDS; t++) {
-					const int mode = t % 3;
-					const size_t K = t % 4 == 0 ? 1 + skv_rng_next(&r) % KMAX : u.par.n << (t % 3);
+					const int mode = t % 5;
+					const uint64_t w = skv_rng_next(&r);
+					const size_t K = w % 2 ? 1 + (w >> 8) % KMAX : (size_t)u.par.n << (w >> 1) % 3;
 					check_dot(&u, &ref, &r, K < KMAX ? K : KMAX, mode);
-					if (t % 4 == 1)
+					if ((t >> 2) % 2 == 0)
 						check_pv(&u, &ref, &r, 1 + skv_rng_next(&r) % 64, 1 + skv_rng_next(&r) % DMAX,
 							 mode);
 				}
