@@ -127,7 +127,7 @@ typedef struct {
 
 AVX2_ATTR static void lanes_init(lanes *l, const skv_mma_unit *u)
 {
-	const int64_t w = 23 + u->par.neab;
+	const uint64_t w = (uint64_t)(23 + u->par.neab); /* 3 .. 30 (params_ok) */
 	l->field = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)SKV_I_INF));
 	l->lo = _mm256_set1_pd(pow2i(u->emin_in));
 	l->hi = _mm256_set1_pd(pow2i(skv_format_emax(u->input)));
