@@ -3,8 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fmt_inline.h"
-#include "skv.h"
+#include "mma_internal.h"
 
 /*
  * The model (Generic_BFMA_TC.m and GEMM.m of north-numerical-computing/
@@ -190,7 +189,7 @@ static const struct {
 	 "B200 fp8 mma.sync, fp16 out: halves of 16, neab 2, rne, c added rne; 5000/5000"},
 };
 
-enum { NMAX = 64, NEAB_MIN = -20, NEAB_MAX = 7, MIN_EXP_FLOOR = -400 };
+enum { NEAB_MIN = -20, NEAB_MAX = 7, MIN_EXP_FLOOR = -400 };
 
 static int out_ok(skv_format f) { return f == SKV_FP32 || f == SKV_FP16; }
 
@@ -275,12 +274,6 @@ static int unit_ok(const skv_mma_unit *u)
 
 /* ------------------------------------------------------ exact helpers */
 
-/* 2^e for a normal double exponent. */
-static inline double pow2i(int e) { return skv_from_bits_i(SKV_I_POW2_BITS(e)); }
-
-/* floor(log2 |x|) of a nonzero normal double, from its exponent field. */
-static inline int expo(double x) { return (int)((skv_bits_i(x) >> 52) & 0x7ff) - 1023; }
-
 /*
  * v (exact, nonzero or zero) rounded to out_frac fraction bits with gradual
  * underflow at emin_out, in mode m. t = v 2^-q is exact (a power-of-two
@@ -288,11 +281,15 @@ static inline int expo(double x) { return (int)((skv_bits_i(x) >> 52) & 0x7ff) -
  * r = trunc(t) and f = t - r are exact and the mode needs only r, f and
  * the sign. A result of 2^(emax+1) or more is +-inf (see the top comment).
  */
-static double round_out(const skv_mma_unit *u, double v, skv_mma_round m)
+double skv_mma_round_out(const skv_mma_unit *u, double v, skv_mma_round m)
 {
+	double r0;
+	if (skv_mma_round_bits(&r0, u, v, m))
+		return r0;
+	const int e_v = expo(v);
 	if (v == 0)
 		return 0.0;
-	int e = expo(v);
+	int e = e_v;
 	if (e < u->emin_out)
 		e = u->emin_out;
 	const int q = e - u->par.out_frac;
@@ -340,7 +337,7 @@ static double aligned_sum(const skv_mma_unit *u, const double *P, const int *pe,
 	int64_t S = (int64_t)(c * scale);
 	for (unsigned j = 0; j < m; j++)
 		S += (int64_t)(P[j] * scale);
-	return round_out(u, (double)S * pow2i(G), u->par.final_round);
+	return skv_mma_round_out(u, (double)S * pow2i(G), u->par.final_round);
 }
 
 /* AlignSignficand with stkbitenabled: x's significand X = floor(|x| 2^(23 +
@@ -366,7 +363,7 @@ static double sticky_sum(const skv_mma_unit *u, const double *P, const int *pe, 
 		S += sticky_addend(c, expo(c) < -126 ? -126 : expo(c), E, neab);
 	for (unsigned j = 0; j < m; j++)
 		S += sticky_addend(P[j], pe[j], E, neab);
-	return round_out(u, (double)S * pow2i(E - 24 - neab), u->par.final_round);
+	return skv_mma_round_out(u, (double)S * pow2i(E - 24 - neab), u->par.final_round);
 }
 
 /* x >> s rounded in mode m (AddTwoNonNormSums' ulpAdjustment; its rz branch
@@ -414,7 +411,7 @@ static double late_sum(const skv_mma_unit *u, const double *P, const int *pe, un
 		s2 = shift_round(s2, E - E2, u->par.align_round, c < 0);
 	}
 	int64_t R = (S1 < 0 ? -(int64_t)s1 : (int64_t)s1) + (c < 0 ? -(int64_t)s2 : (int64_t)s2);
-	return round_out(u, (double)R * pow2i(E - 23 - neab), u->par.final_round);
+	return skv_mma_round_out(u, (double)R * pow2i(E - 23 - neab), u->par.final_round);
 }
 
 /* --------------------------------------------------------------- blocks */
@@ -472,51 +469,10 @@ static double block(const skv_mma_unit *u, products *pr, double c)
 	return r;
 }
 
-/* The common case in one pass (no sticky bit, c aligned, whole blocks,
- * the model's subnormal and product handling): the same sums as gather +
- * aligned_sum, with zero products kept at exponent INT_MIN instead of
- * dropped (they add trunc(0) = 0 and never raise E) and no branch per
- * product. *bad is set for a non-finite product. */
-static double block_fast(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb,
-			 unsigned len, double c, int *bad)
-{
-	double P[NMAX];
-	const int emin = u->emin_in;
-	int E = INT_MIN;
-	uint64_t special = 0;
-	for (unsigned i = 0; i < len; i++) {
-		const double x = a[i * sa], y = b[i * sb], p = x * y;
-		int ex = expo(x), ey = expo(y);
-		ex = ex < emin ? emin : ex;
-		ey = ey < emin ? emin : ey;
-		const int e = p != 0 ? ex + ey : INT_MIN;
-		E = e > E ? e : E;
-		special |= (skv_bits_i(p) & SKV_I_INF) == SKV_I_INF;
-		P[i] = p;
-	}
-	if (special) {
-		*bad = 1;
-		return 0.0;
-	}
-	if (c != 0) {
-		const int ec = expo(c) < -126 ? -126 : expo(c);
-		E = ec > E ? ec : E;
-	} else if (E == INT_MIN) {
-		return 0.0; /* no nonzero product and c = 0 */
-	}
-	E = E < u->par.min_exp ? u->par.min_exp : E;
-	const int G = E - 23 - u->par.neab;
-	const double scale = pow2i(-G);
-	int64_t S = (int64_t)(c * scale);
-	for (unsigned i = 0; i < len; i++)
-		S += (int64_t)(P[i] * scale);
-	return round_out(u, (double)S * pow2i(G), u->par.final_round);
-}
-
 /* GEMM.m's rule for NaN and infinities among the products and c; the
  * limited products of prd_limit count as infinities of their sign. */
-static double special(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
-		      double c)
+double skv_mma_special(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
+		       double c)
 {
 	int pos = c == INFINITY, neg = c == -INFINITY, nan = isnan(c);
 	const double limit = pow2i(u->emax_out + 1);
@@ -547,30 +503,19 @@ double skv_mma_dot_fast(const skv_mma_unit *u, const double *a, size_t sa, const
 	if (u->gpu == SKV_GPU_IEEE)
 		return ieee_dot(u, a, sa, b, sb, K, c);
 	if (!isfinite(c))
-		return special(u, a, sa, b, sb, K, c);
+		return skv_mma_special(u, a, sa, b, sb, K, c);
 	if (!u->par.out_subnormals && fabs(c) < pow2i(u->emin_out))
 		c = 0.0;
 	double d = c;
-	if (u->fast && !u->par.halves && u->par.cjoin == SKV_MMA_C_ALIGNED) {
-		int bad = 0;
-		for (size_t k0 = 0; k0 < K; k0 += u->par.n) {
-			unsigned len = K - k0 < u->par.n ? (unsigned)(K - k0) : u->par.n;
-			/* An overflowed accumulator stays infinite; its blocks still
-			 * run, with c = 0, to find NaN and infinite products. */
-			double r = block_fast(u, a + k0 * sa, sa, b + k0 * sb, sb, len, isfinite(d) ? d : 0.0, &bad);
-			if (bad)
-				return special(u, a, sa, b, sb, K, c);
-			d = isfinite(d) ? r : d;
-		}
-		return d;
-	}
+	if (u->fast && !u->par.halves && u->par.cjoin == SKV_MMA_C_ALIGNED)
+		return skv_mma_fast_dot(u, a, sa, b, sb, K, c);
 	products pr;
 	pr.bad = 0;
 	for (size_t k0 = 0; k0 < K; k0 += u->par.n) {
 		unsigned len = K - k0 < u->par.n ? (unsigned)(K - k0) : u->par.n;
 		gather(&pr, u, a + k0 * sa, sa, b + k0 * sb, sb, len);
 		if (pr.bad)
-			return special(u, a, sa, b, sb, K, c);
+			return skv_mma_special(u, a, sa, b, sb, K, c);
 		if (isfinite(d)) /* an overflowed accumulator stays infinite */
 			d = block(u, &pr, d);
 	}

@@ -1,5 +1,6 @@
 /* scan_mma.c - the kernels' tensor-core path: the k of the MMA instruction each GPU takes (which products share one), and q.k and P.V chained through those instructions. */
 #include <string.h>
+#include "mma_internal.h"
 #include "scan.h"
 
 /*
@@ -92,6 +93,8 @@ int skv_mma_tile(unsigned *k, const char **instr, skv_gpu g, skv_format in)
 double skv_mma_chain(const skv_mma_unit *u, unsigned k, const double *a, size_t sa, const double *b, size_t sb,
 		     size_t K, double c)
 {
+	if (sa == 1 && sb == 1)
+		return skv_mma_fast_chain(u, k, a, b, K, c);
 	for (size_t k0 = 0; k0 < K; k0 += k)
 		c = skv_mma_dot_fast(u, a + k0 * sa, sa, b + k0 * sb, sb, K - k0 < k ? K - k0 : k, c);
 	return c;
@@ -107,8 +110,7 @@ void skv_mma_pv(double *acc, const skv_mma_unit *u, unsigned k, const double *p,
 {
 	for (size_t k0 = 0; k0 < n; k0 += k) {
 		const size_t len = n - k0 < k ? n - k0 : k;
-		for (size_t i = 0; i < d; i++)
-			acc[i] = skv_mma_dot_fast(u, p + k0, 1, v + k0 * d + i, d, len, acc[i]);
+		skv_mma_cols(acc, u, p + k0, v + k0 * d, len, d);
 	}
 }
 
