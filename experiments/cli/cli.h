@@ -75,6 +75,12 @@ char *cli_join_args(int argc, char **argv);
 /* Prints text word-wrapped to `width` columns, every line after the first
  * indented by `indent` spaces (the first starts at column `col`). */
 void cli_wrap(FILE *f, const char *text, int col, int indent, int width);
+/* Numbers as the commands print them (cli/numfmt.c): %.3g for text, %.17g
+ * for CSV (reads back to the same double), null in JSON for what it cannot
+ * hold; non-finite values as nan, inf, -inf. cli_num3 returns buf. */
+const char *cli_num3(char *buf, size_t n, double x);
+void cli_csv_num(FILE *f, double x);
+void cli_json_num(FILE *f, double x);
 /* Every parameter of s's experiment (s NULL: all) with its help, default
  * (s's value) and allowed values. */
 void cli_param_help(FILE *f, const run_spec *s);

@@ -7,38 +7,6 @@
 #include "cli/grade_cmd.h"
 #include "core/stats.h"
 
-/* %.3g, or nan / inf / -inf. */
-static const char *num(char *b, size_t n, double x)
-{
-	if (isnan(x))
-		snprintf(b, n, "nan");
-	else if (isinf(x))
-		snprintf(b, n, x < 0 ? "-inf" : "inf");
-	else
-		snprintf(b, n, "%.3g", x);
-	return b;
-}
-
-/* %.17g (reads back to the same double), or nan / inf / -inf. */
-static void csv_num(FILE *f, double x)
-{
-	char b[32];
-	if (isfinite(x))
-		fprintf(f, "%.17g", x);
-	else
-		fputs(num(b, sizeof b, x), f);
-}
-
-
-/* JSON has no NaN or infinity: null. */
-static void json_num(FILE *f, double x)
-{
-	if (isfinite(x))
-		fprintf(f, "%.17g", x);
-	else
-		fputs("null", f);
-}
-
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -137,7 +105,7 @@ static void text_head(FILE *f, const grade_report *g)
 		snprintf(line, sizeof line, "LSE base %s, %s: the %zu finite LSEs lie up to %s from the exact natural "
 			 "LSEs and up to %s from the base-2 ones, which differ by up to %s",
 			 base_name(r->base), r->detected ? "told from the values" : "as given", r->nlse,
-			 num(a, sizeof a, r->dev_e), num(b, sizeof b, r->dev_2), num(c, sizeof c, r->sep));
+			 cli_num3(a, sizeof a, r->dev_e), cli_num3(b, sizeof b, r->dev_2), cli_num3(c, sizeof c, r->sep));
 	cli_wrap(f, line, 0, 2, 100);
 }
 
@@ -151,8 +119,8 @@ static void text_items(FILE *f, const grade_report *g)
 		if (!a.rows)
 			continue;
 		fprintf(f, "%-12s %-6s %11s %11s %12s %9s %11s %9s  %s\n", grade_item_name(it), skv_format_name(a.fmt),
-			num(v[0], 32, a.err.max_abs), num(v[1], 32, a.err.max_rel), num(v[2], 32, a.err.norm_rel),
-			num(v[3], 32, a.err.ulp), num(v[4], 32, a.floor.norm_rel), num(v[5], 32, a.floor.ulp),
+			cli_num3(v[0], 32, a.err.max_abs), cli_num3(v[1], 32, a.err.max_rel), cli_num3(v[2], 32, a.err.norm_rel),
+			cli_num3(v[3], 32, a.err.ulp), cli_num3(v[4], 32, a.floor.norm_rel), cli_num3(v[5], 32, a.floor.ulp),
 			states(s, sizeof s, &a));
 	}
 	const grade_dump *dp = g->dp;
@@ -179,9 +147,9 @@ static void text_splits(FILE *f, const grade_report *g)
 		both.nnan += l.nnan, both.npinf += l.npinf, both.nninf += l.nninf;
 		snprintf(keys, sizeof keys, "[%zu, %zu)", dp->bounds[sp], dp->bounds[sp + 1]);
 		fprintf(f, "%5zu  %-17s %12s %10s %10s  %12s %10s  %s\n", sp, keys,
-			o.rows ? num(v[0], 32, o.err.norm_rel) : "-", o.rows ? num(v[1], 32, o.err.ulp) : "-",
-			o.rows ? num(v[2], 32, o.floor.ulp) : "-", l.rows ? num(v[3], 32, l.err.max_abs) : "-",
-			l.rows ? num(v[4], 32, l.err.ulp) : "-", states(s, sizeof s, &both));
+			o.rows ? cli_num3(v[0], 32, o.err.norm_rel) : "-", o.rows ? cli_num3(v[1], 32, o.err.ulp) : "-",
+			o.rows ? cli_num3(v[2], 32, o.floor.ulp) : "-", l.rows ? cli_num3(v[3], 32, l.err.max_abs) : "-",
+			l.rows ? cli_num3(v[4], 32, l.err.ulp) : "-", states(s, sizeof s, &both));
 	}
 	fprintf(f, "(each split against its own exact attention; the largest over the heads)\n");
 }
@@ -238,8 +206,8 @@ static void text_identify(FILE *f, const grade_report *g)
 			 c->total_all ? 100.0 * (double)c->same_all / (double)c->total_all : 0.0);
 		char nm[48];
 		fprintf(f, "%4zu  %-18s %6zu %20s %8s %8s %8s %9s %9s%s\n", i + 1, cand_name(nm, c), c->S,
-			same, num(v[0], 32, c->ulp[0]), num(v[1], 32, c->ulp[1]), num(v[2], 32, c->ulp[2]),
-			num(v[3], 32, c->ulp[3]), num(v[4], 32, c->normwise), c->tie ? "  (tie)" : "");
+			same, cli_num3(v[0], 32, c->ulp[0]), cli_num3(v[1], 32, c->ulp[1]), cli_num3(v[2], 32, c->ulp[2]),
+			cli_num3(v[3], 32, c->ulp[3]), cli_num3(v[4], 32, c->normwise), c->tie ? "  (tie)" : "");
 		shown++;
 	}
 	if (shown < ok)
@@ -263,7 +231,7 @@ static void text_identify(FILE *f, const grade_report *g)
 	else
 		fprintf(f, "top: %s, %.1f%% of the elements bit-identical, median distance %s ulp\n",
 			cand_name(nm, c0), 100.0 * (double)c0->same_all / (double)c0->total_all,
-			num(v[0], 32, c0->ulp[0]));
+			cli_num3(v[0], 32, c0->ulp[0]));
 }
 
 void grade_print_text(FILE *f, const grade_report *g)
@@ -282,7 +250,7 @@ static void csv_errors(FILE *f, const skv_errors *e)
 	const double x[5] = {e->max_abs, e->max_rel, e->norm_rel, e->ulp, e->norm_ulp};
 	for (int k = 0; k < 5; k++) {
 		fputc(',', f);
-		csv_num(f, x[k]);
+		cli_csv_num(f, x[k]);
 	}
 }
 
@@ -321,11 +289,11 @@ static void csv_ranking(FILE *f, const grade_report *g)
 		for (int k = 0; k < GRADE_NQ; k++) {
 			fputc(',', f);
 			if (c->status == SKV_OK)
-				csv_num(f, c->ulp[k]);
+				cli_csv_num(f, c->ulp[k]);
 		}
 		fputc(',', f);
 		if (c->status == SKV_OK)
-			csv_num(f, c->normwise);
+			cli_csv_num(f, c->normwise);
 		fprintf(f, ",%d,", c->tie);
 		csv_write_field(f, c->why);
 		fputc('\n', f);
@@ -345,15 +313,15 @@ void grade_print_csv(FILE *f, const grade_report *g)
 static void json_errors(FILE *f, const char *key, const skv_errors *e)
 {
 	fprintf(f, "\"%s\": {\"max_abs_err\": ", key);
-	json_num(f, e->max_abs);
+	cli_json_num(f, e->max_abs);
 	fputs(", \"max_rel_err\": ", f);
-	json_num(f, e->max_rel);
+	cli_json_num(f, e->max_rel);
 	fputs(", \"norm_rel_err\": ", f);
-	json_num(f, e->norm_rel);
+	cli_json_num(f, e->norm_rel);
 	fputs(", \"ulp_err\": ", f);
-	json_num(f, e->ulp);
+	cli_json_num(f, e->ulp);
 	fputs(", \"norm_ulp_err\": ", f);
-	json_num(f, e->norm_ulp);
+	cli_json_num(f, e->norm_ulp);
 	fputc('}', f);
 }
 
@@ -382,14 +350,14 @@ static void json_head(FILE *f, const grade_report *g)
 			fprintf(f, "\"%s\"}", skv_format_name(dp->fmt[id]));
 	}
 	fputs("}, \"scale\": ", f);
-	json_num(f, dp->scale);
+	cli_json_num(f, dp->scale);
 	fprintf(f, ", \"lse_base\": {\"base\": \"%s\", \"detected\": %s, \"finite_lses\": %zu, \"dev_e\": ",
 		base_name(r->base), r->detected ? "true" : "false", r->nlse);
-	json_num(f, r->dev_e);
+	cli_json_num(f, r->dev_e);
 	fputs(", \"dev_2\": ", f);
-	json_num(f, r->dev_2);
+	cli_json_num(f, r->dev_2);
 	fputs(", \"separation\": ", f);
-	json_num(f, r->sep);
+	cli_json_num(f, r->sep);
 	fputs("}", f);
 }
 
@@ -437,15 +405,15 @@ static void json_ranking(FILE *f, const grade_report *g)
 				fprintf(f, "%s\"%s\": [%zu, %zu]", k++ ? ", " : "", grade_tensor_name(t), c->same[t],
 					c->total[t]);
 		fputs("}, \"ulp\": {\"p50\": ", f);
-		json_num(f, c->ulp[0]);
+		cli_json_num(f, c->ulp[0]);
 		fputs(", \"p90\": ", f);
-		json_num(f, c->ulp[1]);
+		cli_json_num(f, c->ulp[1]);
 		fputs(", \"p99\": ", f);
-		json_num(f, c->ulp[2]);
+		cli_json_num(f, c->ulp[2]);
 		fputs(", \"max\": ", f);
-		json_num(f, c->ulp[3]);
+		cli_json_num(f, c->ulp[3]);
 		fputs("}, \"normwise\": ", f);
-		json_num(f, c->normwise);
+		cli_json_num(f, c->normwise);
 		fprintf(f, ", \"tie\": %s}", c->tie ? "true" : "false");
 	}
 	fputs("]}", f);

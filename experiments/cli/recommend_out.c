@@ -5,38 +5,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* A number for text: %.3g, or nan / inf / -inf. */
-static const char *num3(char *buf, size_t n, double x)
-{
-	if (isnan(x))
-		snprintf(buf, n, "nan");
-	else if (isinf(x))
-		snprintf(buf, n, x < 0 ? "-inf" : "inf");
-	else
-		snprintf(buf, n, "%.3g", x);
-	return buf;
-}
-
-/* A number for CSV: %.17g (reads back to the same double), or nan / inf. */
-static void csv_num(FILE *f, double x)
-{
-	if (isnan(x))
-		fputs("nan", f);
-	else if (isinf(x))
-		fputs(x < 0 ? "-inf" : "inf", f);
-	else
-		fprintf(f, "%.17g", x);
-}
-
-/* A number for JSON: %.17g, or null (JSON has no NaN or infinity). */
-static void json_num(FILE *f, double x)
-{
-	if (isfinite(x))
-		fprintf(f, "%.17g", x);
-	else
-		fputs("null", f);
-}
-
 static const char *fmt_name(skv_format f) { return skv_format_name(f); }
 
 /* The threshold as the text names it: "0.001", or "0.00354 (2x the floor)". */
@@ -101,8 +69,8 @@ static void table_row(FILE *f, const rec_row *w, const char *note)
 	char a[32], b[32];
 	const int more = w->nan_trials || *note; /* pad the last column only when something follows */
 	fprintf(f, more ? "%7u %11zu %11.4f %11s %11s  %-3s" : "%7u %11zu %11.4f %11s %11s  %s", w->splits,
-		w->span, (double)w->efficiency, num3(a, sizeof a, w->err_median),
-		num3(b, sizeof b, w->err_max), w->within_tol ? "yes" : "no");
+		w->span, (double)w->efficiency, cli_num3(a, sizeof a, w->err_median),
+		cli_num3(b, sizeof b, w->err_max), w->within_tol ? "yes" : "no");
 	if (w->nan_trials)
 		fprintf(f, "  (NaN in %zu trial%s)", w->nan_trials, w->nan_trials == 1 ? "" : "s");
 	if (*note)
@@ -155,8 +123,8 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 	const rec_row *first = &r->rows[0], *last = &r->rows[r->nrows - 1];
 	if (r->nrows > 1)
 		add(p, "The %s max over %u trials goes from %s at %u split%s to %s at %u splits. ", mname, o->trials,
-		    num3(a, sizeof a, first->err_max), first->splits, first->splits == 1 ? "" : "s",
-		    num3(b, sizeof b, last->err_max), last->splits);
+		    cli_num3(a, sizeof a, first->err_max), first->splits, first->splits == 1 ? "" : "s",
+		    cli_num3(b, sizeof b, last->err_max), last->splits);
 	size_t nin = 0, nout = 0;
 	for (size_t i = 0; i < r->nrows; i++)
 		r->rows[i].within_tol ? nin++ : nout++;
@@ -168,7 +136,7 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 		size_t shown = 0;
 		for (size_t i = 0; i < r->nrows && shown < 12; i++)
 			if (!r->rows[i].within_tol) {
-				add(p, "%s %u (%s)", shown ? "," : "", r->rows[i].splits, num3(a, sizeof a, r->rows[i].err_max));
+				add(p, "%s %u (%s)", shown ? "," : "", r->rows[i].splits, cli_num3(a, sizeof a, r->rows[i].err_max));
 				shown++;
 			}
 		if (shown < nout)
@@ -193,24 +161,24 @@ static void reasons(para *p, const rec_opts *o, const rec_result *r)
 			if (r->rows[i].err_max < r->rows[lo].err_max)
 				lo = i;
 		add(p, "No count is within the tolerance: the smallest %s max is %s at %u split%s. ", mname,
-		    num3(a, sizeof a, r->rows[lo].err_max), r->rows[lo].splits, r->rows[lo].splits == 1 ? "" : "s");
+		    cli_num3(a, sizeof a, r->rows[lo].err_max), r->rows[lo].splits, r->rows[lo].splits == 1 ? "" : "s");
 		if (!(r->floor_max <= r->tol))
 			add(p, "Rounding the exact output to %s alone already gives up to %s, above the tolerance, so no "
 			       "split count can meet it: raise --tol or use a wider --output format. ",
-			    out, num3(a, sizeof a, r->floor_max));
+			    out, cli_num3(a, sizeof a, r->floor_max));
 	}
 	const rec_row *fw = pick_of(r);
 	add(p, "%s's choice of %u split%s is %s tolerance (%s max %s). ", sys_name(o), fw->splits, fw->splits == 1 ? "" : "s",
-	    fw->within_tol ? "within" : "beyond", mname, num3(a, sizeof a, fw->err_max));
+	    fw->within_tol ? "within" : "beyond", mname, cli_num3(a, sizeof a, fw->err_max));
 	add(p, "A batch change that moves the count among these candidates moves the output by up to %s normwise "
 	       "(%s ulps of %s at the worst element); a fixed split size of %u keys (%u split%s at this context",
-	    num3(b, sizeof b, r->spread_norm_rel), num3(a, sizeof a, r->spread_ulps), out, r->split_size,
+	    cli_num3(b, sizeof b, r->spread_norm_rel), cli_num3(a, sizeof a, r->spread_ulps), out, r->split_size,
 	    r->fixed.splits, r->fixed.splits == 1 ? "" : "s");
 	if (r->split_size_batch1)
 		add(p, ", %s's split size at batch 1", sys_name(o));
 	add(p, ") keeps the reduction order, and so the result, the same for every batch: here efficiency %.4f, %s "
 	       "max %s, %s tolerance.",
-	    (double)r->fixed.efficiency, mname, num3(b, sizeof b, r->fixed.err_max),
+	    (double)r->fixed.efficiency, mname, cli_num3(b, sizeof b, r->fixed.err_max),
 	    r->fixed.within_tol ? "within" : "beyond");
 }
 
@@ -291,9 +259,9 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 		pick_of(r)->splits == 1 ? "" : "s", pick_of(r)->within_tol ? "within" : "beyond");
 	fprintf(f, "spread between the candidate counts (max over trials and pairs): %s ulps of %s at the truth,\n"
 		   "  %s normwise relative\n",
-		num3(a, sizeof a, r->spread_ulps), out, num3(b, sizeof b, r->spread_norm_rel));
+		cli_num3(a, sizeof a, r->spread_ulps), out, cli_num3(b, sizeof b, r->spread_norm_rel));
 	fprintf(f, "floor: the exact output rounded to %s has %s median %s, max %s\n\n", out,
-		rec_metric_name(o->metric), num3(a, sizeof a, r->floor_median), num3(b, sizeof b, r->floor_max));
+		rec_metric_name(o->metric), cli_num3(a, sizeof a, r->floor_median), cli_num3(b, sizeof b, r->floor_max));
 	para p = {.n = 0};
 	p.s[0] = '\0';
 	add(&p, "Why: ");
@@ -310,19 +278,19 @@ static void csv_request(FILE *f, const rec_opts *o, const rec_result *r)
 		fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse), fmt_name(c->combine),
 		fmt_name(c->output), skv_lse_base_name(c->base), skv_merge_name(o->merge.merge),
 		skv_order_name(o->merge.order), skv_empty_name(o->merge.empty), rec_metric_name(o->metric));
-	csv_num(f, r->tol);
+	cli_csv_num(f, r->tol);
 	fputc(',', f);
 	if (o->tol_multiple)
-		csv_num(f, o->tol);
+		cli_csv_num(f, o->tol);
 	fputc(',', f);
-	csv_num(f, r->floor_median);
+	cli_csv_num(f, r->floor_median);
 	fputc(',', f);
-	csv_num(f, r->floor_max);
+	cli_csv_num(f, r->floor_max);
 	fprintf(f, ",%u,%llu,%u,%u,%u,%u,%u,%u,%s,", o->trials, (unsigned long long)o->seed, o->batch, o->heads,
 		o->kv_heads, o->ctx, o->head_dim, o->sms, skv_dist_name(o->dist));
-	csv_num(f, o->score_scale);
+	cli_csv_num(f, o->score_scale);
 	fputc(',', f);
-	csv_num(f, o->lse_offset);
+	cli_csv_num(f, o->lse_offset);
 	fprintf(f, ",%s,%s,", rec_layout_name(o->layout), sys_name(o));
 }
 
@@ -334,11 +302,11 @@ static void csv_row(FILE *f, const rec_opts *o, const rec_result *r, const char 
 	if (size)
 		fprintf(f, "%u", size);
 	fprintf(f, ",%u,%zu,", w->splits, w->span);
-	csv_num(f, (double)w->efficiency);
+	cli_csv_num(f, (double)w->efficiency);
 	fputc(',', f);
-	csv_num(f, w->err_median);
+	cli_csv_num(f, w->err_median);
 	fputc(',', f);
-	csv_num(f, w->err_max);
+	cli_csv_num(f, w->err_max);
 	fprintf(f, ",%zu,%d,%d,%d\n", w->nan_trials, w->within_tol, w->pick, rec);
 }
 
@@ -359,11 +327,11 @@ void rec_print_csv(FILE *f, const rec_opts *o, const rec_result *r)
 static void json_row(FILE *f, const rec_row *w)
 {
 	fprintf(f, "{\"splits\": %u, \"keys_per_split\": %zu, \"efficiency\": ", w->splits, w->span);
-	json_num(f, (double)w->efficiency);
+	cli_json_num(f, (double)w->efficiency);
 	fputs(", \"err_median\": ", f);
-	json_num(f, w->err_median);
+	cli_json_num(f, w->err_median);
 	fputs(", \"err_max\": ", f);
-	json_num(f, w->err_max);
+	cli_json_num(f, w->err_max);
 	fprintf(f, ", \"nan_trials\": %zu, \"within_tol\": %s, \"system_pick\": %s}", w->nan_trials,
 		w->within_tol ? "true" : "false", w->pick ? "true" : "false");
 }
@@ -383,24 +351,24 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
 		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
 	fprintf(f, "\"metric\": \"%s\", \"tol\": ", rec_metric_name(o->metric));
-	json_num(f, r->tol);
+	cli_json_num(f, r->tol);
 	fputs(", \"tol_floor_multiple\": ", f);
 	if (o->tol_multiple)
-		json_num(f, o->tol);
+		cli_json_num(f, o->tol);
 	else
 		fputs("null", f);
 	fprintf(f, ", \"trials\": %u, \"seed\": %llu, \"dist\": \"%s\", \"score_scale\": ", o->trials,
 		(unsigned long long)o->seed, skv_dist_name(o->dist));
-	json_num(f, o->score_scale);
+	cli_json_num(f, o->score_scale);
 	fputs(", \"lse_offset\": ", f);
-	json_num(f, o->lse_offset);
+	cli_json_num(f, o->lse_offset);
 	fprintf(f, ", \"layout\": \"%s\", \"max_splits\": %u, ", rec_layout_name(o->layout), o->max_splits);
 	fprintf(f, "\"fa2_heuristic\": {\"block_n\": %u, \"num_n_blocks\": %u, \"gqa_folded\": %s, \"seqlen_q\": %u, "
 		   "\"num_heads\": %u, \"num_m_blocks\": %u, \"batch_nheads_mblocks\": %u, \"num_sms\": %u, "
 		   "\"early_return\": %s, \"best_efficiency\": ",
 		d->block_n, d->num_n_blocks, d->gqa_folded ? "true" : "false", d->seqlen_q, d->num_heads, d->num_m_blocks,
 		d->batch_nheads_mblocks, d->num_sms, r->fa2_early ? "true" : "false");
-	json_num(f, (double)r->fa2_best_eff);
+	cli_json_num(f, (double)r->fa2_best_eff);
 	fprintf(f, ", \"best_efficiency_splits\": %u}, ", r->fa2_best_splits);
 	if (r->recommended < r->nrows)
 		fprintf(f, "\"recommended_splits\": %u, ", r->rows[r->recommended].splits);
@@ -426,12 +394,12 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 	else
 		fputs("null", f);
 	fputs(", \"spread_ulps\": ", f);
-	json_num(f, r->spread_ulps);
+	cli_json_num(f, r->spread_ulps);
 	fputs(", \"spread_norm_rel\": ", f);
-	json_num(f, r->spread_norm_rel);
+	cli_json_num(f, r->spread_norm_rel);
 	fputs(", \"floor_median\": ", f);
-	json_num(f, r->floor_median);
+	cli_json_num(f, r->floor_median);
 	fputs(", \"floor_max\": ", f);
-	json_num(f, r->floor_max);
+	cli_json_num(f, r->floor_max);
 	fputs("}\n", f);
 }
