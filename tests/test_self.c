@@ -27,10 +27,15 @@ static void test_checkout(void **state)
 	assert_int_equal(chdir(root), 0);
 	snprintf(want, sizeof want, "%s/skv", strrchr(build, '/') + 1);
 	assert_string_equal(self_program(got, sizeof got), want);
-	assert_int_equal(chdir("/tmp"), 0);
+	/* elsewhere: a fresh folder, never above the checkout (which may itself
+	 * lie under /tmp, as a CI clone can) */
+	char away[] = "/tmp/skv-self-XXXXXX";
+	assert_non_null(mkdtemp(away));
+	assert_int_equal(chdir(away), 0);
 	snprintf(want, sizeof want, "%s/skv", build);
 	assert_string_equal(self_program(got, sizeof got), want);
 	assert_int_equal(chdir(here), 0);
+	assert_int_equal(rmdir(away), 0);
 }
 
 static void test_shown_path(void **state)
