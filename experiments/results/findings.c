@@ -60,12 +60,19 @@ static int check(const results *r, const groups *g, size_t m, const void *out)
 	return r && g && out && m < r->nmetric && g->of_point ? SKV_OK : SKV_EINVAL;
 }
 
-int find_trends(find_trend *out, const results *r, const groups *g, const char *xcol, size_t m,
-		    message *e)
+/* One finding per curve: fn fills the slot of group gi (size bytes) from
+ * the curve's n points pt, abscissas x and medians y of metric m; arg is
+ * fn's own. The slots are built apart and copied to out only when every
+ * curve was read, so nothing is written on error. */
+typedef void (*curve_fn)(void *slot, const results *r, size_t m, size_t n, const size_t *pt, const double *x,
+			 const double *y, const void *arg);
+
+static int each_curve(void *out, size_t size, const results *r, const groups *g, const char *xcol, size_t m,
+		      curve_fn fn, const void *arg, message *e)
 {
 	if (check(r, g, m, out) || !xcol)
 		return SKV_EINVAL;
-	find_trend *t = malloc((g->n ? g->n : 1) * sizeof *t);
+	unsigned char *t = malloc((g->n ? g->n : 1) * size);
 	if (!t)
 		return SKV_ENOMEM;
 	for (size_t gi = 0; gi < g->n; gi++) {
@@ -76,79 +83,77 @@ int find_trends(find_trend *out, const results *r, const groups *g, const char *
 			free(t);
 			return rc;
 		}
-		find_trend o = {.slope = NAN, .x_first = x[0], .y_first = y[0], .x_last = x[n - 1], .y_last = y[n - 1]};
-		double c;
-		if (stats_fit_loglog(&o.slope, &c, &o.used, x, y, n) != SKV_OK)
-			o.slope = NAN, o.used = 0;
-		for (size_t i = 0; i < n; i++)
-			o.nnan += results_stat(r, pt[i], m)->nnan;
-		t[gi] = o;
+		fn(t + gi * size, r, m, n, pt, x, y, arg);
 		free(pt), free(x), free(y);
 	}
-	memcpy(out, t, g->n * sizeof *t);
+	memcpy(out, t, g->n * size);
 	free(t);
 	return SKV_OK;
+}
+
+static void trend_of(void *slot, const results *r, size_t m, size_t n, const size_t *pt, const double *x,
+		     const double *y, const void *arg)
+{
+	(void)arg;
+	find_trend o = {.slope = NAN, .x_first = x[0], .y_first = y[0], .x_last = x[n - 1], .y_last = y[n - 1]};
+	double c;
+	if (stats_fit_loglog(&o.slope, &c, &o.used, x, y, n) != SKV_OK)
+		o.slope = NAN, o.used = 0;
+	for (size_t i = 0; i < n; i++)
+		o.nnan += results_stat(r, pt[i], m)->nnan;
+	*(find_trend *)slot = o;
+}
+
+int find_trends(find_trend *out, const results *r, const groups *g, const char *xcol, size_t m,
+		    message *e)
+{
+	return each_curve(out, sizeof *out, r, g, xcol, m, trend_of, NULL, e);
+}
+
+static void crossing_of(void *slot, const results *r, size_t m, size_t n, const size_t *pt, const double *x,
+			const double *y, const void *arg)
+{
+	(void)r, (void)m, (void)pt;
+	size_t at;
+	stats_first_above(&at, x, y, n, *(const double *)arg);
+	*(find_crossing *)slot = (find_crossing){.x = at < n ? x[at] : NAN, .y = at < n ? y[at] : NAN,
+						 .x_last = x[n - 1], .y_last = y[n - 1]};
 }
 
 int find_crossings(find_crossing *out, const results *r, const groups *g, const char *xcol, size_t m,
 		       double threshold, message *e)
 {
-	if (check(r, g, m, out) || !xcol)
-		return SKV_EINVAL;
-	find_crossing *t = malloc((g->n ? g->n : 1) * sizeof *t);
-	if (!t)
-		return SKV_ENOMEM;
-	for (size_t gi = 0; gi < g->n; gi++) {
-		size_t n, *pt, at;
-		double *x, *y;
-		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, e);
-		if (rc) {
-			free(t);
-			return rc;
-		}
-		stats_first_above(&at, x, y, n, threshold);
-		t[gi] = (find_crossing){.x = at < n ? x[at] : NAN, .y = at < n ? y[at] : NAN, .x_last = x[n - 1],
-				       .y_last = y[n - 1]};
-		free(pt), free(x), free(y);
+	return each_curve(out, sizeof *out, r, g, xcol, m, crossing_of, &threshold, e);
+}
+
+typedef struct {
+	double xmin, xmax, gap;
+} jump_window;
+
+static void jump_of(void *slot, const results *r, size_t m, size_t n, const size_t *pt, const double *x,
+		    const double *y, const void *arg)
+{
+	(void)r, (void)m, (void)pt;
+	const jump_window *w = arg;
+	find_jump o = {.ratio = NAN};
+	for (size_t i = 0; i + 1 < n; i++) {
+		const double a = y[i], b = y[i + 1];
+		if (x[i] < w->xmin || x[i + 1] > w->xmax || x[i + 1] - x[i] > w->gap || !(a > 0 && b > 0) ||
+		    !isfinite(a) || !isfinite(b))
+			continue;
+		const double q = a > b ? a / b : b / a;
+		o.pairs++;
+		if (!(q <= o.ratio))
+			o = (find_jump){q, x[i], a, x[i + 1], b, o.pairs};
 	}
-	memcpy(out, t, g->n * sizeof *t);
-	free(t);
-	return SKV_OK;
+	*(find_jump *)slot = o;
 }
 
 int find_jumps(find_jump *out, const results *r, const groups *g, const char *xcol, size_t m, double xmin,
 	       double xmax, double gap, message *e)
 {
-	if (check(r, g, m, out) || !xcol)
-		return SKV_EINVAL;
-	find_jump *t = malloc((g->n ? g->n : 1) * sizeof *t);
-	if (!t)
-		return SKV_ENOMEM;
-	for (size_t gi = 0; gi < g->n; gi++) {
-		size_t n, *pt;
-		double *x, *y;
-		int rc = curve(&n, &pt, &x, &y, r, g, gi, xcol, m, e);
-		if (rc) {
-			free(t);
-			return rc;
-		}
-		find_jump o = {.ratio = NAN};
-		for (size_t i = 0; i + 1 < n; i++) {
-			const double a = y[i], b = y[i + 1];
-			if (x[i] < xmin || x[i + 1] > xmax || x[i + 1] - x[i] > gap || !(a > 0 && b > 0) ||
-			    !isfinite(a) || !isfinite(b))
-				continue;
-			const double q = a > b ? a / b : b / a;
-			o.pairs++;
-			if (!(q <= o.ratio))
-				o = (find_jump){q, x[i], a, x[i + 1], b, o.pairs};
-		}
-		t[gi] = o;
-		free(pt), free(x), free(y);
-	}
-	memcpy(out, t, g->n * sizeof *t);
-	free(t);
-	return SKV_OK;
+	const jump_window w = {xmin, xmax, gap};
+	return each_curve(out, sizeof *out, r, g, xcol, m, jump_of, &w, e);
 }
 
 int find_shift_factor(find_factor *out, const results *r, const groups *g, const unsigned char *keep,
