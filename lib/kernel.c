@@ -103,7 +103,8 @@ static int scores_kv(double *z, const skv_kv *s, size_t row, size_t lo, size_t h
 		return SKV_EINVAL;
 	const skv_problem *p = s->p;
 	skv_rows rd;
-	double *qs = malloc(p->d * sizeof *qs);
+	/* q, and for a tensor-core config the keys' transposes (scan.h) */
+	double *qs = malloc((cfg->gpu ? 9 : 1) * p->d * sizeof *qs);
 	if (!qs || skv_rows_open(&rd, s, lo, hi) != SKV_OK) {
 		free(qs);
 		return SKV_ENOMEM;
@@ -111,7 +112,7 @@ static int scores_kv(double *z, const skv_kv *s, size_t row, size_t lo, size_t h
 	skv_scan_consts sc;
 	skv_scan_consts_init(&sc, p->scale, lse_offset, cfg);
 	skv_scan_query(qs, p->q + row * p->d, p->d, &sc, cfg);
-	skv_scan_scores(z, qs, &rd, p->d, lo, hi, &sc, cfg);
+	skv_scan_scores(z, qs, &rd, p->d, lo, hi, &sc, cfg, cfg->gpu ? qs + p->d : NULL);
 	skv_rows_close(&rd);
 	free(qs);
 	return SKV_OK;

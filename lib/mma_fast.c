@@ -1,4 +1,4 @@
-/* mma_fast.c - the block FMA's common case (no sticky bit, c aligned, the model's subnormal and product handling) without per-product branches, four lanes at a time where AVX2 is there. */
+/* mma_fast.c - the block FMA's common case (no sticky bit, c aligned or added after two half-blocks, the model's subnormal and product handling) without per-product branches, four lanes (columns of P.V, keys of q.k) at a time where AVX2 is there. */
 #include <limits.h>
 #include <math.h>
 
@@ -120,9 +120,24 @@ static int vec_unit(const skv_mma_unit *u)
 	return u->fast && !u->par.halves && u->par.cjoin == SKV_MMA_C_ALIGNED && u->par.out_subnormals && avx2_ok();
 }
 
+/* Units whose instructions cols4 takes: vec_unit's, and the FP8 mma.sync
+ * units (two half-blocks aligned from 0, then c added: lib/mma.c's
+ * block). */
+static int vec_cols(const skv_mma_unit *u)
+{
+	return vec_unit(u) || (u->fast && u->par.halves && u->par.cjoin == SKV_MMA_C_AFTER && u->par.out_subnormals &&
+			       avx2_ok());
+}
+
 typedef struct {
 	__m256d field, lo, hi, ctiny, cmin; /* 0x7ff0..0; 2^emin_in, 2^emax_in; 2^-126; 2^min_exp */
 	__m256i kscale, kg;                 /* fields of 2^(23 + neab) 2^1023 and of 2^(23 + neab) */
+	/* lanes_round: the output's biased exponent fields emin_out + 1022
+	 * and emax_out + 1024 (the open interval of the normal range), the
+	 * low s = 52 - out_frac bits cleared and 2^(s-1) - 1 added for rne */
+	__m256i fbelow, fabove, keep, half, one;
+	__m128i s;
+	int rmode; /* 0: rounded per lane (lane_out), 1: rz, 2: rne */
 } lanes;
 
 AVX2_ATTR static void lanes_init(lanes *l, const skv_mma_unit *u)
@@ -135,6 +150,38 @@ AVX2_ATTR static void lanes_init(lanes *l, const skv_mma_unit *u)
 	l->cmin = _mm256_set1_pd(pow2i(u->par.min_exp));
 	l->kscale = _mm256_set1_epi64x((long long)((2046 + w) << 52));
 	l->kg = _mm256_set1_epi64x((long long)(w << 52));
+	const int sh = 52 - u->par.out_frac; /* 29 .. 51 (params_ok: out_frac >= 1) */
+	l->fbelow = _mm256_set1_epi64x(u->emin_out + 1022);
+	l->fabove = _mm256_set1_epi64x(u->emax_out + 1024);
+	l->keep = _mm256_set1_epi64x((long long)~((UINT64_C(1) << sh) - 1));
+	l->half = _mm256_set1_epi64x((long long)((UINT64_C(1) << (sh - 1)) - 1));
+	l->one = _mm256_set1_epi64x(1);
+	l->s = _mm_cvtsi32_si128(sh);
+	l->rmode = u->par.final_round == SKV_MMA_RZ ? 1 : u->par.final_round == SKV_MMA_RNE ? 2 : 0;
+}
+
+/* skv_mma_round_out on four lanes at once: 1 with *r set when every lane
+ * of v is zero (+0, as a zero sum is) or in the output's normal range
+ * before and after rounding (where skv_mma_round_bits gives a finite
+ * value: the same bit operations), else 0, *r untouched. */
+AVX2_ATTR static inline __attribute__((always_inline)) int lanes_round(__m256d *r, const lanes *l, __m256d v)
+{
+	if (!l->rmode)
+		return 0;
+	__m256i b = _mm256_castpd_si256(v);
+	const __m256i f = _mm256_srli_epi64(_mm256_slli_epi64(b, 1), 53);
+	const __m256i in = _mm256_and_si256(_mm256_cmpgt_epi64(f, l->fbelow), _mm256_cmpgt_epi64(l->fabove, f));
+	const __m256i zero = _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_EQ_OQ));
+	if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_or_si256(in, zero))) != 15)
+		return 0;
+	if (l->rmode == 2)
+		b = _mm256_add_epi64(b, _mm256_add_epi64(l->half, _mm256_and_si256(_mm256_srl_epi64(b, l->s), l->one)));
+	b = _mm256_and_si256(b, l->keep);
+	const __m256i f2 = _mm256_srli_epi64(_mm256_slli_epi64(b, 1), 53);
+	if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(l->fabove, f2))) != 15)
+		return 0; /* overflow: +-inf, which cols4 gives back */
+	*r = _mm256_castsi256_pd(_mm256_andnot_si256(zero, b)); /* a zero sum is +0 (skv_mma_round_out) */
+	return 1;
 }
 
 /* 2^E of four lanes from their product maxima pm and accumulators c: c's
@@ -185,43 +232,114 @@ AVX2_ATTR static int block_lanes(double *r, const skv_mma_unit *u, const lanes *
 	return 1;
 }
 
-/* One instruction of len products for four columns: acc[0..4) += p . v[.
- * d + 0..4), the unit's blocks of n in turn, pf[j] = 2^e_p (0 for p = 0). Returns 0, acc untouched, when a lane leaves that
- * case: an operand v, or an accumulator that is or becomes infinite or NaN. Such a c
+/* Column j's product terms for four columns, p[j] times v[j d + 0..4):
+ * the running max pm of 2^(e_p + e_v) (0 for a zero product) and mx of
+ * the operands' 2^e (the range test). */
+#define PROD_MAX_(j)                                                                                           \
+	do {                                                                                                    \
+		const __m256d y0_ = _mm256_loadu_pd(v + (j) * d), y_ = _mm256_and_pd(y0_, l->field);            \
+		const __m256d z_ = _mm256_cmp_pd(y0_, _mm256_setzero_pd(), _CMP_EQ_OQ);                         \
+		pm = _mm256_max_pd(pm, _mm256_andnot_pd(z_, _mm256_mul_pd(_mm256_set1_pd(pf[j]), _mm256_max_pd(y_, l->lo)))); \
+		mx = _mm256_max_pd(mx, y_);                                                                     \
+	} while (0)
+#define PROD_ADD_(j) \
+	S = _mm256_add_pd(S, _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(p[j]), _mm256_loadu_pd(v + (j) * d)), scale), RZ_))
+
+/* One aligned block sum for four columns on accumulators *c (finite): the
+ * products j of [j0, j1) (h < 0), or of its half h (halves: (j - j0) mod 4
+ * in {2h, 2h + 1}), aligned with c to their E and rounded once, into *c.
+ * 0 when a lane leaves the case (an operand v out of the format's range, a
+ * result infinite or NaN); *c is then partly written. An infinite or NaN c
  * needs no test of its own: it makes E's field all ones, c scale and S
- * infinite or NaN (the products stay finite), and skv_mma_round_out passes
- * an infinity or a NaN through, which the finiteness test below sees. */
+ * infinite or NaN (the products stay finite), and skv_mma_round_out
+ * passes an infinity or a NaN through, which the finiteness test sees. */
+AVX2_ATTR static inline __attribute__((always_inline)) int
+lanes_sum(__m256d *c, const skv_mma_unit *u, const lanes *l, const double *p, const double *pf, const double *v,
+	  size_t d, size_t j0, size_t j1, int h)
+{
+	__m256d pm = _mm256_setzero_pd(), mx = _mm256_setzero_pd();
+	if (h < 0)
+		for (size_t j = j0; j < j1; j++)
+			PROD_MAX_(j);
+	else
+		for (size_t j = j0 + 2 * (size_t)h; j < j1; j += 4) {
+			PROD_MAX_(j);
+			if (j + 1 < j1)
+				PROD_MAX_(j + 1);
+		}
+	if (_mm256_movemask_pd(_mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ)))
+		return 0;
+	const __m256i eb = _mm256_castpd_si256(lanes_E(l, pm, *c));
+	const __m256d scale = _mm256_castsi256_pd(_mm256_sub_epi64(l->kscale, eb));
+	__m256d S = _mm256_round_pd(_mm256_mul_pd(*c, scale), RZ_);
+	if (h < 0)
+		for (size_t j = j0; j < j1; j++)
+			PROD_ADD_(j);
+	else
+		for (size_t j = j0 + 2 * (size_t)h; j < j1; j += 4) {
+			PROD_ADD_(j);
+			if (j + 1 < j1)
+				PROD_ADD_(j + 1);
+		}
+	const __m256d g = _mm256_castsi256_pd(_mm256_sub_epi64(eb, l->kg));
+	if (lanes_round(c, l, _mm256_mul_pd(S, g)))
+		return 1; /* S g is exact: an integer below 2^39 times a power of 2 */
+	double s4[4], g4[4], r4[4];
+	_mm256_storeu_pd(s4, S);
+	_mm256_storeu_pd(g4, g);
+	for (int i = 0; i < 4; i++) {
+		r4[i] = lane_out(u, s4[i], g4[i]);
+		if (!isfinite(r4[i]))
+			return 0;
+	}
+	*c = _mm256_loadu_pd(r4);
+	return 1;
+}
+
+/* *c + r rounded to the output (lib/mma.c's block, SKV_MMA_C_AFTER): the
+ * double sum of two values of the output rounded once more, correct as
+ * skv_add_i's is (lib/fmt_inline.h); fp32 by the hardware conversion,
+ * which rounds to nearest even with fp32's subnormals and overflow. 0 for
+ * a lane that is not finite. */
+AVX2_ATTR static int lanes_add_out(__m256d *c, const skv_mma_unit *u, __m256d r)
+{
+	__m256d t = _mm256_add_pd(*c, r);
+	if (u->output == SKV_FP32) {
+		t = _mm256_cvtps_pd(_mm256_cvtpd_ps(t));
+	} else {
+		double t4[4];
+		_mm256_storeu_pd(t4, t);
+		for (int i = 0; i < 4; i++)
+			t4[i] = skv_round_i(u->output, t4[i]);
+		t = _mm256_loadu_pd(t4);
+	}
+	const __m256d inf = _mm256_set1_pd(INFINITY);
+	if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), t), inf, _CMP_LT_OQ)) != 15)
+		return 0;
+	*c = t;
+	return 1;
+}
+
+/* Whole instructions, len products, for four columns: acc[0..4) += p .
+ * v[j d + 0..4), the unit's blocks of n in turn from j = 0, pf[j] = 2^e_p (0 for p = 0);
+ * with halves, each block's two half-blocks chained from 0 and added to
+ * acc after (lib/mma.c's block). Returns 0, acc untouched, when a lane
+ * leaves lanes_sum's case. */
 AVX2_ATTR static int cols4(double *acc, const skv_mma_unit *u, const lanes *l, const double *p, const double *pf,
 			   const double *v, size_t len, size_t d)
 {
 	__m256d c = _mm256_loadu_pd(acc);
 	for (size_t k0 = 0; k0 < len; k0 += u->par.n) {
-		const size_t m = len - k0 < u->par.n ? len - k0 : u->par.n;
-		__m256d pm = _mm256_setzero_pd(), mx = _mm256_setzero_pd();
-		for (size_t j = k0; j < k0 + m; j++) {
-			const __m256d y0 = _mm256_loadu_pd(v + j * d), y = _mm256_and_pd(y0, l->field);
-			const __m256d z = _mm256_cmp_pd(y0, _mm256_setzero_pd(), _CMP_EQ_OQ);
-			pm = _mm256_max_pd(pm, _mm256_andnot_pd(z, _mm256_mul_pd(_mm256_set1_pd(pf[j]), _mm256_max_pd(y, l->lo))));
-			mx = _mm256_max_pd(mx, y);
-		}
-		if (_mm256_movemask_pd(_mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ)))
-			return 0;
-		const __m256i eb = _mm256_castpd_si256(lanes_E(l, pm, c));
-		const __m256d scale = _mm256_castsi256_pd(_mm256_sub_epi64(l->kscale, eb));
-		__m256d S = _mm256_round_pd(_mm256_mul_pd(c, scale), RZ_);
-		for (size_t j = k0; j < k0 + m; j++) {
-			const __m256d t = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(p[j]), _mm256_loadu_pd(v + j * d)), scale);
-			S = _mm256_add_pd(S, _mm256_round_pd(t, RZ_));
-		}
-		double s4[4], g4[4], r4[4];
-		_mm256_storeu_pd(s4, S);
-		_mm256_storeu_pd(g4, _mm256_castsi256_pd(_mm256_sub_epi64(eb, l->kg)));
-		for (int i = 0; i < 4; i++) {
-			r4[i] = lane_out(u, s4[i], g4[i]);
-			if (!isfinite(r4[i]))
+		const size_t k1 = len - k0 < u->par.n ? len : k0 + u->par.n;
+		if (!u->par.halves) {
+			if (!lanes_sum(&c, u, l, p, pf, v, d, k0, k1, -1))
 				return 0;
+			continue;
 		}
-		c = _mm256_loadu_pd(r4);
+		__m256d r = _mm256_setzero_pd();
+		if (!lanes_sum(&r, u, l, p, pf, v, d, k0, k1, 0) || !lanes_sum(&r, u, l, p, pf, v, d, k0, k1, 1) ||
+		    !lanes_add_out(&c, u, r))
+			return 0;
 	}
 	_mm256_storeu_pd(acc, c);
 	return 1;
@@ -263,32 +381,110 @@ double skv_mma_fast_dot(const skv_mma_unit *u, const double *a, size_t sa, const
 	return d;
 }
 
-/* acc[i] = skv_mma_dot_fast(u, p, 1, v + i, d, len, acc[i]) for i < d:
- * four columns at a time where cols4 takes them, the rest one by one. */
-void skv_mma_cols(double *acc, const skv_mma_unit *u, const double *p, const double *v, size_t len, size_t d)
+#if MMA_AVX2
+/* pf[j] = 2^e_p of p[j] clamped to 2^emin_in, 0 for p = 0, for j < len.
+ * An infinite or NaN p needs no test: it makes every product of its lanes
+ * infinite or NaN, so S too, and cols4 gives the columns back (see
+ * there). */
+AVX2_ATTR static void lanes_pf(double *pf, const lanes *l, const double *p, size_t len)
+{
+	size_t j = 0;
+	for (; j + 4 <= len; j += 4) {
+		const __m256d x = _mm256_loadu_pd(p + j), z = _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_EQ_OQ);
+		_mm256_storeu_pd(pf + j, _mm256_andnot_pd(z, _mm256_max_pd(_mm256_and_pd(x, l->field), l->lo)));
+	}
+	for (; j < len; j++) {
+		const double f = skv_from_bits_i(skv_bits_i(p[j]) & SKV_I_INF), lo = _mm256_cvtsd_f64(l->lo);
+		pf[j] = p[j] == 0 ? 0.0 : f > lo ? f : lo;
+	}
+}
+
+/* Products per cols4 call: a multiple of every k (4 .. 64), so a chunk is
+ * whole instructions, and pf's size. */
+enum { CHUNK = 256 };
+
+/* Column i's chain over the instructions of [0, len) on acc[i]. */
+static void col_chain(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t len,
+		      size_t d)
+{
+	for (size_t k0 = 0; k0 < len; k0 += k)
+		*acc = skv_mma_dot_fast(u, p + k0, 1, v + k0 * d, d, len - k0 < k ? len - k0 : k, *acc);
+}
+
+/* skv_mma_cols with the lanes: per chunk of whole instructions, four
+ * columns at a time where cols4 takes them, the others (and the last d %
+ * 4) one by one. A chunk's instructions chained are its blocks of n
+ * chained from its start (n divides k, skv_mma_tile), which is what cols4
+ * computes. */
+AVX2_ATTR static void cols_lanes(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v,
+				 size_t n, size_t d)
+{
+	lanes l;
+	lanes_init(&l, u);
+	double pf[CHUNK];
+	for (size_t k0 = 0; k0 < n; k0 += CHUNK) {
+		const size_t len = n - k0 < CHUNK ? n - k0 : CHUNK;
+		const double *pk = p + k0, *vk = v + k0 * d;
+		lanes_pf(pf, &l, pk, len);
+		size_t i = 0;
+		for (; i + 4 <= d; i += 4)
+			if (!cols4(acc + i, u, &l, pk, pf, vk + i, len, d))
+				for (size_t t = i; t < i + 4; t++)
+					col_chain(acc + t, u, k, pk, vk + t, len, d);
+		for (; i < d; i++)
+			col_chain(acc + i, u, k, pk, vk + i, len, d);
+	}
+}
+#endif
+
+#if MMA_AVX2
+/* Four 4 x 4 tiles at a time: rows r0..r3 of four elements become four
+ * columns (unpack pairs, then swap 128-bit halves). */
+AVX2_ATTR static size_t transpose_lanes(double *kt, const double *kr, size_t d)
+{
+	size_t i = 0;
+	for (; i + 4 <= d; i += 4) {
+		const __m256d r0 = _mm256_loadu_pd(kr + i), r1 = _mm256_loadu_pd(kr + d + i);
+		const __m256d r2 = _mm256_loadu_pd(kr + 2 * d + i), r3 = _mm256_loadu_pd(kr + 3 * d + i);
+		const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+		const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+		_mm256_storeu_pd(kt + 4 * i, _mm256_permute2f128_pd(t0, t2, 0x20));
+		_mm256_storeu_pd(kt + 4 * i + 4, _mm256_permute2f128_pd(t1, t3, 0x20));
+		_mm256_storeu_pd(kt + 4 * i + 8, _mm256_permute2f128_pd(t0, t2, 0x31));
+		_mm256_storeu_pd(kt + 4 * i + 12, _mm256_permute2f128_pd(t1, t3, 0x31));
+	}
+	return i;
+}
+#endif
+
+void skv_mma_transpose4(double *kt, const double *kr, size_t d)
 {
 	size_t i = 0;
 #if MMA_AVX2
-	if (vec_unit(u) && len <= NMAX) {
-		/* 2^e_p, 0 for p = 0. An infinite or NaN p needs no test: it makes
-		 * every product of its lanes infinite or NaN, so S too, and cols4
-		 * gives the columns back (see there). */
-		double pf[NMAX];
-		const double lo = pow2i(u->emin_in);
-		for (size_t j = 0; j < len; j++) {
-			const double f = skv_from_bits_i(skv_bits_i(p[j]) & SKV_I_INF);
-			pf[j] = p[j] == 0 ? 0.0 : f > lo ? f : lo;
-		}
-		lanes l;
-		lanes_init(&l, u);
-		for (; i + 4 <= d; i += 4)
-			if (!cols4(acc + i, u, &l, p, pf, v + i, len, d))
-				for (size_t t = i; t < i + 4; t++)
-					acc[t] = skv_mma_dot_fast(u, p, 1, v + t, d, len, acc[t]);
-	}
+	if (avx2_ok())
+		i = transpose_lanes(kt, kr, d);
 #endif
 	for (; i < d; i++)
-		acc[i] = skv_mma_dot_fast(u, p, 1, v + i, d, len, acc[i]);
+		for (size_t t = 0; t < 4; t++)
+			kt[4 * i + t] = kr[t * d + i];
+}
+
+/* acc[i] = the chain of instructions of k products over p[0..n) and column
+ * i of v (stride d), from acc[i], for every i < d (lib/scan_mma.c). */
+void skv_mma_cols(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
+		  size_t d)
+{
+#if MMA_AVX2
+	if (vec_cols(u) && k <= NMAX && CHUNK % k == 0 && k % u->par.n == 0) {
+		cols_lanes(acc, u, k, p, v, n, d);
+		return;
+	}
+#endif
+	for (size_t k0 = 0; k0 < n; k0 += k) {
+		const size_t len = n - k0 < k ? n - k0 : k;
+		for (size_t i = 0; i < d; i++)
+			acc[i] = skv_mma_dot_fast(u, p + k0, 1, v + k0 * d + i, d, len, acc[i]);
+	}
 }
 
 #if MMA_AVX2

@@ -51,8 +51,14 @@ double skv_mma_fast_dot(const skv_mma_unit *u, const double *a, size_t sa, const
 /* skv_mma_chain with sa = sb = 1 (lib/mma_fast.c). */
 double skv_mma_fast_chain(const skv_mma_unit *u, unsigned k, const double *a, const double *b, size_t K, double c);
 
-/* acc[i] = skv_mma_dot_fast(u, p, 1, v + i, d, len, acc[i]) for every
- * i < d: one instruction of P.V over d columns (lib/mma_fast.c). */
-void skv_mma_cols(double *acc, const skv_mma_unit *u, const double *p, const double *v, size_t len, size_t d);
+/* For every i < d, acc[i] = the chain of instructions of k products
+ * (from index 0, the last short) over p[0..n) and v[j d + i], each
+ * skv_mma_dot_fast(u, p + k0, 1, v + k0 d + i, d, len, c) on the c the
+ * last left, from acc[i]: P.V over d columns (lib/mma_fast.c). */
+void skv_mma_cols(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
+		  size_t d);
+
+/* kt[4 i + t] = kr[t d + i] for t < 4, i < d: four rows as four columns. */
+void skv_mma_transpose4(double *kt, const double *kr, size_t d);
 
 #endif

@@ -50,6 +50,10 @@ void skv_rows_close(skv_rows *r);
 /* Decodes the chunk of side v (0: K, 1: V) that holds key lo + j. */
 void skv_rows_fill(skv_rows *r, int v, size_t j);
 
+/* Whether the rows are a double problem's own: row j + 1 then follows row
+ * j in memory and every returned row stays valid. */
+static inline int skv_rows_plain(const skv_rows *r) { return !r->kb; }
+
 /* Key lo + j (j < hi - lo) of K, as d doubles. */
 static inline const double *skv_rows_k(skv_rows *r, size_t j)
 {

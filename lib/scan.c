@@ -148,12 +148,43 @@ static double score(const double *q, const double *kj, size_t d, const skv_scan_
 	return scaled(s, sc, f, c);
 }
 
+/* z[0..n) = the scores of keys j0 .. j0 + n - 1 on the tensor cores, four
+ * keys at a time where kt (8 d doubles, or NULL) is given: their rows
+ * (copied into kt + 4 d unless they are a double problem's, as the
+ * reader's next call may overwrite a row) and
+ * chained together by skv_mma_dot4, the same chains as score()'s; the
+ * rest one by one. */
+static void scores_mma(double *z, const double *q, skv_rows *rd, size_t d, size_t j0, size_t n,
+		       const skv_scan_consts *sc, const skv_formula_row *f, skv_format c, double *kt)
+{
+	size_t j = 0;
+	for (; kt && j + 4 <= n; j += 4) {
+		const double *kr = kt + 4 * d;
+		if (skv_rows_plain(rd))
+			kr = skv_rows_k(rd, j0 + j - rd->lo);
+		else
+			for (size_t t = 0; t < 4; t++)
+				memcpy(kt + (4 + t) * d, skv_rows_k(rd, j0 + j + t - rd->lo), d * sizeof *kt);
+		double s[4];
+		skv_mma_dot4(s, &sc->unit, sc->tile_k, q, kr, d, kt);
+		for (size_t t = 0; t < 4; t++)
+			z[j + t] = scaled(s[t], sc, f, c);
+	}
+	for (; j < n; j++)
+		z[j] = score(q, skv_rows_k(rd, j0 + j - rd->lo), d, sc, f, c, 0);
+}
+
 void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
-		     const skv_scan_consts *sc, const skv_config *cfg)
+		     const skv_scan_consts *sc, const skv_config *cfg, double *kt)
 {
 	const int hw = skv_hw32_on(cfg);
+	const skv_formula_row *f = &formulas[cfg->formula];
+	if (sc->tile_k && lo < hi) {
+		scores_mma(z + lo, q, rd, d, lo, hi - lo, sc, f, cfg->compute, kt);
+		return;
+	}
 	for (size_t j = lo; j < hi; j++)
-		z[j] = score(q, skv_rows_k(rd, j - rd->lo), d, sc, &formulas[cfg->formula], cfg->compute, hw);
+		z[j] = score(q, skv_rows_k(rd, j - rd->lo), d, sc, f, cfg->compute, hw);
 }
 
 /* One accumulator update, computed in compute and kept in the
@@ -283,15 +314,21 @@ static void scan_block(skv_scan_state *st, const double *q, skv_rows *rd, size_t
 		st->l = skv_fma_i(c, st->l, alpha, bs);
 }
 
-/* P.V of the block's n keys from b0 on the tensor cores: each instruction's
- * k V rows copied into vs (k <= SKV_SCAN_MMA_ROWS rows of d: the reader's
- * rows stay valid only until its next call) and added by skv_mma_pv, one
- * instruction at a time on the running acc, as one call over the block. */
+/* P.V of the block's n keys from b0 on the tensor cores, by skv_mma_pv on
+ * the running acc: the block's V rows in place for a double problem; else
+ * SKV_SCAN_MMA_ROWS rows at a time copied into vs (the reader's rows stay
+ * valid only until its next call), a whole number of instructions since
+ * every k divides it, so the same chains as one call over the block. */
 static void pv_mma(double *acc, const skv_scan_consts *sc, const double *p, skv_rows *rd, size_t b0, size_t n,
 		   size_t d, double *vs)
 {
-	for (size_t k0 = 0; k0 < n; k0 += sc->tile_k) {
-		const size_t len = n - k0 < sc->tile_k ? n - k0 : sc->tile_k;
+	if (n > 0 && skv_rows_plain(rd)) {
+		skv_mma_pv(acc, &sc->unit, sc->tile_k, p, skv_rows_v(rd, b0 - rd->lo), n, d);
+		return;
+	}
+	/* SKV_SCAN_MMA_ROWS rows a call: whole instructions (every k divides it) */
+	for (size_t k0 = 0; k0 < n; k0 += SKV_SCAN_MMA_ROWS) {
+		const size_t len = n - k0 < SKV_SCAN_MMA_ROWS ? n - k0 : SKV_SCAN_MMA_ROWS;
 		for (size_t t = 0; t < len; t++)
 			memcpy(vs + t * d, skv_rows_v(rd, b0 + k0 + t - rd->lo), d * sizeof *vs);
 		skv_mma_pv(acc, &sc->unit, sc->tile_k, p + k0, vs, len, d);
@@ -311,8 +348,10 @@ static void scan_block_mma(skv_scan_state *st, const double *q, skv_rows *rd, si
 	const skv_format c = cfg->compute;
 	const skv_formula_row *f = &formulas[cfg->formula];
 	double alpha = 1.0, bs = 0.0;
-	for (size_t j = b0; j < b1; j++)
-		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, 0);
+	if (st->z) /* vs is free until P.V: the keys' transposes */
+		memcpy(zbuf, st->z + b0, (b1 - b0) * sizeof *zbuf);
+	else
+		scores_mma(zbuf, q, rd, d, b0, b1 - b0, sc, f, c, vs);
 	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
 		return;
 	for (size_t j = b0; j < b1; j++) /* P rounded: the A operand of P.V */

@@ -67,6 +67,11 @@ double skv_mma_chain(const skv_mma_unit *u, unsigned k, const double *a, size_t 
 		     size_t K, double c);
 void skv_mma_pv(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
 		size_t d);
+/* The same chains for four keys at once: s[t] = skv_mma_chain(u, k, q, 1,
+ * kr + t d, 1, d, 0) for t < 4, kr four rows of d, kt 4 d doubles of
+ * scratch. */
+void skv_mma_dot4(double s[4], const skv_mma_unit *u, unsigned k, const double *q, const double *kr, size_t d,
+		  double *kt);
 
 /* The running state of one query row. m is the running max in the units
  * the formula keeps (scaled scores, or raw ones for the raw formulas), l
@@ -103,9 +108,11 @@ static inline size_t skv_scan_zlen(size_t scores, size_t d, const skv_config *cf
 /* z[j] for lo <= j < hi (keys read through rd as in skv_scan): the score of key j exactly as skv_scan computes
  * it (q already q-scaled by the caller): it depends on q, k_j, cfg's
  * compute format, formula and base and the constants sc, not on any block
- * or split, so scans that differ only there may share it (st->z). */
+ * or split, so scans that differ only there may share it (st->z). kt:
+ * NULL, or 8 d doubles of scratch that let the tensor-core path score
+ * four keys at once (skv_scan_zlen's tail is one). */
 void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
-		     const skv_scan_consts *sc, const skv_config *cfg);
+		     const skv_scan_consts *sc, const skv_config *cfg, double *kt);
 
 /* Ends a scan: the lanes' butterfly, o = acc / l as the formula divides,
  * the LSE as the formula writes it (in the config's base), and the max as

@@ -108,10 +108,21 @@ double skv_mma_chain(const skv_mma_unit *u, unsigned k, const double *a, size_t 
 void skv_mma_pv(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
 		size_t d)
 {
-	for (size_t k0 = 0; k0 < n; k0 += k) {
-		const size_t len = n - k0 < k ? n - k0 : k;
-		skv_mma_cols(acc, u, p + k0, v + k0 * d, len, d);
-	}
+	skv_mma_cols(acc, u, k, p, v, n, d);
+}
+
+/* Four keys as the four columns of one P.V over head_dim, q its A
+ * operand: skv_mma_cols cuts instructions of k from index 0 and gives
+ * column t skv_mma_dot_fast(q + k0, 1, kt + 4 k0 + t, 4, len, c) on the c
+ * the last left, which is skv_mma_chain's instruction on key t (the block
+ * FMA reads values, not addresses). */
+void skv_mma_dot4(double s[4], const skv_mma_unit *u, unsigned k, const double *q, const double *kr, size_t d,
+		  double *kt)
+{
+	skv_mma_transpose4(kt, kr, d);
+	for (int t = 0; t < 4; t++)
+		s[t] = 0.0;
+	skv_mma_cols(s, u, k, q, kt, d, 4);
 }
 
 void skv_scan_mma_init(skv_scan_consts *sc, const skv_config *cfg)

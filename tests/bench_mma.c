@@ -161,7 +161,8 @@ static int kernel_table(void)
 	const struct {
 		skv_gpu g;
 		skv_format in;
-	} k[] = {{SKV_GPU_A100, SKV_BF16}, {SKV_GPU_H100, SKV_BF16}, {SKV_GPU_B200, SKV_BF16}, {SKV_GPU_H100, SKV_E4M3}};
+	} k[] = {{SKV_GPU_V100, SKV_FP16}, {SKV_GPU_A100, SKV_BF16}, {SKV_GPU_ADA, SKV_BF16}, {SKV_GPU_H100, SKV_BF16},
+		 {SKV_GPU_B200, SKV_BF16}, {SKV_GPU_ADA, SKV_E4M3}, {SKV_GPU_H100, SKV_E4M3}, {SKV_GPU_B200, SKV_E4M3}};
 	double sum = 0;
 	printf("\n%-22s %10s %10s %10s\n", "split kernel", "ms/run", "ieee ms", "x ieee");
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {

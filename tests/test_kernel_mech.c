@@ -1,4 +1,5 @@
 /* test_kernel_mech.c - the split kernel's mechanisms: every formula, the reversed block order, the lanes of the exp-sum and an fp16 accumulator against an MPFR hand loop; q.k and P.V on each GPU's tensor cores against hand-built chains of skv_mma_dot_fast; interleaved tiles; the configuration's checks. */
+#include "scan.h"
 #include "testutil.h"
 #include "ref_ops.h"
 
@@ -636,10 +637,12 @@ static void test_mma_tiles(void **state)
 				units++;
 				CHECK_OK(skv_mma_tile(&k, &instr, (skv_gpu)g, ins[i]));
 				assert_non_null(instr);
-				if (k != mma_k(g, ins[i]) || k % u.par.n != 0)
-					fail_msg("%s:%d: %s %s: k %u, want %u, a multiple of n %u", __FILE__, __LINE__,
-						 skv_gpu_name((skv_gpu)g), skv_format_name(ins[i]), k, mma_k(g, ins[i]),
-						 u.par.n);
+				/* the scan copies V rows SKV_SCAN_MMA_ROWS at a time as whole
+				 * instructions (lib/scan.c, pv_mma) */
+				if (k != mma_k(g, ins[i]) || k % u.par.n != 0 || SKV_SCAN_MMA_ROWS % k != 0)
+					fail_msg("%s:%d: %s %s: k %u, want %u, a multiple of n %u dividing %d", __FILE__,
+						 __LINE__, skv_gpu_name((skv_gpu)g), skv_format_name(ins[i]), k,
+						 mma_k(g, ins[i]), u.par.n, SKV_SCAN_MMA_ROWS);
 				for (int rep = 0; rep < 50; rep++) {
 					double a[64], b[64];
 					for (size_t j = 0; j < 64; j++) {

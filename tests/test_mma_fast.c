@@ -1,4 +1,4 @@
-/* test_mma_fast.c - the block FMA's shortcuts (all-normal operands, scalar and AVX2, and P.V four columns at a time) give the general exact path's bits on seeded random blocks. */
+/* test_mma_fast.c - the block FMA's shortcuts (all-normal operands, scalar and AVX2, P.V four columns at a time and q.k four keys at a time) give the general exact path's bits on seeded random blocks. */
 #include "scan.h"
 #include "testutil.h"
 
@@ -149,6 +149,32 @@ static void check_pv(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *r,
 		}
 }
 
+/* Four keys' q.k through skv_mma_dot4 (the keys transposed into four
+ * columns) against each key's chain of instructions on the general path. */
+static void check_dot4(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *r, size_t K, int mode)
+{
+	unsigned k = u->par.n;
+	skv_mma_tile(&k, NULL, (skv_gpu)u->gpu, u->input);
+	double q[KMAX], kr[4 * KMAX], kt[4 * KMAX], tmp[KMAX], s[4];
+	for (size_t t = 0; t < 4; t++) {
+		draw_vectors(q, tmp, r, u->input, K, mode);
+		memcpy(kr + t * K, tmp, K * sizeof *tmp);
+	}
+	draw_vectors(q, tmp, r, u->input, K, mode);
+	skv_mma_dot4(s, u, k, q, kr, K, kt);
+	for (size_t t = 0; t < 4; t++) {
+		double want = 0.0;
+		for (size_t k0 = 0; k0 < K; k0 += k)
+			want = skv_mma_dot_fast(ref, q + k0, 1, kr + t * K + k0, 1, K - k0 < k ? K - k0 : k, want);
+		if (!same(s[t], want)) {
+			for (size_t j = 0; j < K; j++)
+				print_message("q[%zu] %a k %a\n", j, q[j], kr[t * K + j]);
+			print_message("key %zu of 4: got %a, want %a\n", t, s[t], want);
+			failed("four keys' q.k", u, K, __LINE__);
+		}
+	}
+}
+
 static void test_random(void **state)
 {
 	(void)state;
@@ -171,6 +197,8 @@ static void test_random(void **state)
 					const uint64_t w = skv_rng_next(&r);
 					const size_t K = w % 2 ? 1 + (w >> 8) % KMAX : (size_t)u.par.n << (w >> 1) % 3;
 					check_dot(&u, &ref, &r, K < KMAX ? K : KMAX, mode);
+					if ((t >> 2) % 2 == 1)
+						check_dot4(&u, &ref, &r, 1 + skv_rng_next(&r) % KMAX, mode);
 					if ((t >> 2) % 2 == 0)
 						check_pv(&u, &ref, &r, 1 + skv_rng_next(&r) % 64, 1 + skv_rng_next(&r) % DMAX,
 							 mode);
@@ -179,8 +207,44 @@ static void test_random(void **state)
 	assert_int_equal(units, 30); /* the unit table's rows (lib/mma.c) */
 }
 
+/* The four-lane output rounding at the top of fp16: c = 65504, the
+ * largest fp16, plus 16 is 65520, the midpoint to 2^16, which rne rounds
+ * to even, 2^16: +inf; plus 8 stays 65504. Every lane of P.V against
+ * the general path, for each unit with fp16 out. */
+static void test_round_top(void **state)
+{
+	(void)state;
+	static const skv_format ins[] = {SKV_FP16, SKV_E4M3, SKV_E5M2};
+	int units = 0;
+	for (int g = SKV_GPU_V100; g < SKV_NGPUS; g++)
+		for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+			skv_mma_unit u, ref;
+			unsigned k;
+			if (skv_mma_unit_init(&u, (skv_gpu)g, ins[i], SKV_FP16) != SKV_OK ||
+			    skv_mma_tile(&k, NULL, (skv_gpu)g, ins[i]) != SKV_OK)
+				continue;
+			ref = u;
+			ref.fast = 0;
+			units++;
+			for (double add = 8; add <= 16; add += 8) {
+				double p[32] = {4.0}, v[32 * 4] = {0}, acc[4], want[4];
+				for (int t = 0; t < 4; t++)
+					v[t] = add / 4, acc[t] = want[t] = 65504.0;
+				for (int t = 0; t < 4; t++)
+					want[t] = skv_mma_dot_fast(&ref, p, 1, v + t, 4, k, want[t]);
+				skv_mma_pv(acc, &u, k, p, v, k, 4);
+				for (int t = 0; t < 4; t++)
+					if (!same(acc[t], want[t])) {
+						print_message("65504 + %g: got %a, want %a\n", add, acc[t], want[t]);
+						failed("P.V at the top of fp16", &u, k, __LINE__);
+					}
+			}
+		}
+	assert_true(units >= 5);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_random)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_random), cmocka_unit_test(test_round_top)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* test_scan_hw32.c - the scan's hardware binary32 loops give the emulated (MPFR-proven) bits, and shared scores give the kernel's own partials. */
+/* test_scan_hw32.c - the scan's hardware binary32 loops give the emulated (MPFR-proven) bits, shared scores give the kernel's own partials, and packed problems the tensor-core scan's bits as doubles. */
 #include <float.h>
 
 #include "fmt_inline.h"
@@ -217,6 +217,56 @@ static void test_shared_scores(void **state)
 	skv_packed_free(&pk);
 }
 
+/* The tensor-core scan on a packed problem (rows decoded a chunk at a
+ * time, so copied: four keys for q.k, SKV_SCAN_MMA_ROWS V rows for P.V)
+ * against the same problem as doubles (rows in place), scoring by itself
+ * and with shared scores, for each GPU and input format: 701 keys and
+ * head_dim 38 leave short instructions, a last group of fewer than four
+ * keys and columns, and blocks across the reader's chunks. */
+static void test_packed_gpu(void **state)
+{
+	(void)state;
+	const size_t n = 701, d = 38;
+	static const skv_format ins[] = {SKV_FP16, SKV_BF16, SKV_E4M3, SKV_E5M2};
+	double *z = malloc(n * sizeof *z);
+	int runs = 0;
+	for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++) {
+		skv_problem p;
+		skv_packed pk;
+		CHECK_OK(skv_problem_init(&p, 1, n, d, SKV_DIST_GAUSSIAN, 1.0, ins[i], 31));
+		CHECK_OK(skv_packed_init(&pk, 1, n, d, SKV_DIST_GAUSSIAN, 1.0, ins[i], 31));
+		for (int g = SKV_GPU_V100; g < SKV_NGPUS; g++) {
+			if (skv_mma_tile(NULL, NULL, (skv_gpu)g, ins[i]) != SKV_OK)
+				continue;
+			skv_config cfg = skv_config_uniform(SKV_FP32);
+			cfg.input = cfg.p = ins[i];
+			cfg.gpu = g;
+			CHECK_OK(skv_scores_packed(z, &pk, 0, 0, n, 0.5, &cfg));
+			static const size_t splits[] = {1, 5}, blocks[] = {0, 37, 128};
+			for (size_t s = 0; s < 2; s++)
+				for (size_t b = 0; b < 3; b++)
+					for (int shared = 0; shared < 2; shared++) {
+						size_t bounds[6];
+						skv_partials a, o;
+						CHECK_OK(skv_bounds_even(bounds, n, splits[s]));
+						CHECK_OK(skv_partials_init(&a, splits[s], d));
+						CHECK_OK(skv_partials_init(&o, splits[s], d));
+						CHECK_OK(skv_split_kernel_packed(&a, &pk, 0, shared ? z : NULL, bounds, splits[s],
+										 splits[s], blocks[b], 0.5, &cfg));
+						CHECK_OK(skv_split_kernel(&o, &p, 0, bounds, splits[s], blocks[b], 0.5, &cfg));
+						same_partials(&a, &o, skv_gpu_name((skv_gpu)g));
+						skv_partials_free(&a);
+						skv_partials_free(&o);
+						runs++;
+					}
+		}
+		skv_problem_free(&p);
+		skv_packed_free(&pk);
+	}
+	free(z);
+	assert_int_equal(runs, (5 + 4 + 3 + 3) * 12); /* fp16 on all five, bf16 on four, FP8 on three */
+}
+
 /* Blockwise attention on the packed problem, causal or not, scoring for
  * itself or reading one shared score matrix for every block size: the rows
  * of the problem as doubles, bit for bit (fp16 input: the F16C decoding). */
@@ -261,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_edges),   cmocka_unit_test(test_random_fma), cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_condition), cmocka_unit_test(test_shared_scores),
 		cmocka_unit_test(test_online_packed),
+		cmocka_unit_test(test_packed_gpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
