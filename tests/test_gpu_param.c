@@ -209,6 +209,20 @@ static void test_recommend_gpu(void **state)
 	fclose(o);
 	assert_non_null(strstr(out, "q.k and P.V in IEEE fp32: flashinfer's kernels use CUDA cores, --gpu=h100 does not apply"));
 	free(out);
+	/* the CSV and JSON name the arithmetic too */
+	const char *cs[] = {"recommend", "--gpu=h100", "--ctx=2048", "--head-dim=64", "--trials=2", "--format=csv", NULL};
+	o = open_memstream(&out, &len);
+	assert_int_equal(rec_main_io(6, (char **)cs, o, err), 0);
+	fclose(o);
+	assert_non_null(strstr(out, ",empty,metric,gpu,kv_cache,kv_scale,kv_deq,kv_scale_value,"));
+	assert_non_null(strstr(out, ",norm_rel_err,h100,none,none,values,0,"));
+	free(out);
+	const char *js[] = {"recommend", "--gpu=h100", "--ctx=2048", "--head-dim=64", "--trials=2", "--format=json", NULL};
+	o = open_memstream(&out, &len);
+	assert_int_equal(rec_main_io(6, (char **)js, o, err), 0);
+	fclose(o);
+	assert_non_null(strstr(out, "\"gpu\": \"h100\"}"));
+	free(out);
 	const char *bad[] = {"recommend", "--gpu=b300", NULL};
 	o = open_memstream(&out, &len);
 	assert_int_not_equal(rec_main_io(2, (char **)bad, err, o), 0);

@@ -439,8 +439,8 @@ static void test_spread(void **state)
 	rec_opts_free(&o);
 }
 
-/* CSV: a header and one line per option, 11 fields each; JSON: the keys the
- * issue asks for. */
+/* CSV: a header and one line per option, 46 fields each; JSON: the keys the
+ * issue asks for, the arithmetic and the KV cache. */
 static void test_formats(void **state)
 {
 	(void)state;
@@ -458,7 +458,7 @@ static void test_formats(void **state)
 		size_t commas = 0;
 		for (; *p && *p != '\n'; p++)
 			commas += *p == ',';
-		assert_int_equal(commas, 40);
+		assert_int_equal(commas, 45);
 		p += *p == '\n';
 	}
 	rec_result_free(&r);
@@ -468,7 +468,8 @@ static void test_formats(void **state)
 	assert_int_equal(c.status, 0);
 	const char *keys[] = {"\"recommended_splits\": ", "\"fa2_splits\": ", "\"candidates\": [", "\"splits\": ",
 			      "\"efficiency\": ", "\"err_median\": ", "\"err_max\": ", "\"within_tol\": ",
-			      "\"spread_ulps\": ", "\"seed\": 1,", "\"system\": \"fa2\"", "\"system_splits\": ", "\"tol_floor_multiple\": 2,", "\"preset\": \"fa2\""};
+			      "\"spread_ulps\": ", "\"seed\": 1,", "\"system\": \"fa2\"", "\"system_splits\": ", "\"tol_floor_multiple\": 2,", "\"preset\": \"fa2\"",
+			      "\"gpu\": \"ieee\"}", "\"kv_cache\": {\"format\": \"none\", \"scale\": \"none\""};
 	for (size_t i = 0; i < NELEM(keys); i++)
 		if (!strstr(c.out, keys[i]))
 			fail_msg("%s:%d: no %s in %s", __FILE__, __LINE__, keys[i], c.out);

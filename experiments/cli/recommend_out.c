@@ -269,6 +269,12 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 	cli_wrap(f, p.s, 0, 0, 96);
 }
 
+/* The KV cache's format as skv run's kv_cache column writes it. */
+static const char *kv_name(const rec_opts *o)
+{
+	return o->kv.format ? fmt_name((skv_format)(o->kv.format - 1)) : "none";
+}
+
 /* The request's columns, the same on every row (as skv run's CSV repeats
  * its parameters), so a row read alone says what it measured. */
 static void csv_request(FILE *f, const rec_opts *o, const rec_result *r)
@@ -278,6 +284,10 @@ static void csv_request(FILE *f, const rec_opts *o, const rec_result *r)
 		fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse), fmt_name(c->combine),
 		fmt_name(c->output), skv_lse_base_name(c->base), skv_merge_name(o->merge.merge),
 		skv_order_name(o->merge.order), skv_empty_name(o->merge.empty), rec_metric_name(o->metric));
+	fprintf(f, "%s,%s,%s,%s,", skv_gpu_name((skv_gpu)c->gpu), kv_name(o), skv_kv_scale_name(o->kv.scale),
+		skv_kv_deq_name(o->kv.deq));
+	cli_csv_num(f, o->spec.list[P_KV_SCALE_VALUE].v[0].r);
+	fputc(',', f);
 	cli_csv_num(f, r->tol);
 	fputc(',', f);
 	if (o->tol_multiple)
@@ -312,7 +322,8 @@ static void csv_row(FILE *f, const rec_opts *o, const rec_result *r, const char 
 
 void rec_print_csv(FILE *f, const rec_opts *o, const rec_result *r)
 {
-	fputs("preset,input,compute,p,partial,lse,combine,output,lse_base,merge,order,empty,metric,tol,"
+	fputs("preset,input,compute,p,partial,lse,combine,output,lse_base,merge,order,empty,metric,gpu,kv_cache,"
+	      "kv_scale,kv_deq,kv_scale_value,tol,"
 	      "tol_floor_multiple,floor_median,floor_max,trials,seed,batch,heads,kv_heads,ctx,head_dim,sms,dist,"
 	      "score_scale,lse_offset,layout,system,option,split_size,splits,keys_per_split,efficiency,err_median,"
 	      "err_max,nan_trials,within_tol,system_pick,recommended\n",
@@ -346,10 +357,15 @@ void rec_print_json(FILE *f, const rec_opts *o, const rec_result *r)
 	fprintf(f, "\"preset\": \"%s\", ", rec_preset_name(o));
 	fprintf(f, "\"config\": {\"input\": \"%s\", \"compute\": \"%s\", \"p\": \"%s\", \"partial\": \"%s\", \"lse\": "
 		   "\"%s\", \"combine\": \"%s\", \"output\": \"%s\", \"lse_base\": \"%s\", \"merge\": \"%s\", \"order\": "
-		   "\"%s\", \"empty\": \"%s\"}, ",
+		   "\"%s\", \"empty\": \"%s\", \"gpu\": \"%s\"}, ",
 		fmt_name(c->input), fmt_name(c->compute), fmt_name(c->p), fmt_name(c->partial), fmt_name(c->lse),
 		fmt_name(c->combine), fmt_name(c->output), skv_lse_base_name(c->base),
-		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty));
+		skv_merge_name(o->merge.merge), skv_order_name(o->merge.order), skv_empty_name(o->merge.empty),
+		skv_gpu_name((skv_gpu)c->gpu));
+	fprintf(f, "\"kv_cache\": {\"format\": \"%s\", \"scale\": \"%s\", \"deq\": \"%s\", \"scale_value\": ",
+		kv_name(o), skv_kv_scale_name(o->kv.scale), skv_kv_deq_name(o->kv.deq));
+	cli_json_num(f, o->spec.list[P_KV_SCALE_VALUE].v[0].r);
+	fputs("}, ", f);
 	fprintf(f, "\"metric\": \"%s\", \"tol\": ", rec_metric_name(o->metric));
 	cli_json_num(f, r->tol);
 	fputs(", \"tol_floor_multiple\": ", f);
