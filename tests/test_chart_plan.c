@@ -397,6 +397,29 @@ static void heatmap_grid(void **state)
 	free(d);
 }
 
+/* The fixed-parameter line leaves out what another parameter makes inert
+ * (a KV cache's scales without a cache, lane-keys with one sum) and keeps
+ * them where the cache is there or varies. */
+static void inert_parameters_left_out(void **state)
+{
+	(void)state;
+	char *d = data_of("experiment,splits,kv_cache,kv_scale,kv_deq,lanes,lane_keys,trial,norm_rel_err\n"
+			  "t,1,none,none,values,0,0,0,1e-3\nt,2,none,none,values,0,0,0,2e-3\n",
+			  &lines);
+	HAS(d, "fixed = 'kv-cache none, lanes 0, 1 trial per point'");
+	free(d);
+	d = data_of("experiment,splits,kv_cache,kv_scale,kv_deq,lanes,lane_keys,trial,norm_rel_err\n"
+		    "t,1,e4m3,tensor,values,4,2,0,1e-3\nt,2,e4m3,tensor,values,4,2,0,2e-3\n",
+		    &lines);
+	HAS(d, "fixed = 'kv-cache e4m3, kv-scale tensor, kv-deq values, lanes 4, lane-keys 2, 1 trial per point'");
+	free(d);
+	d = data_of("experiment,splits,kv_cache,kv_scale,trial,norm_rel_err\n"
+		    "t,1,none,none,0,1e-3\nt,1,e4m3,none,0,2e-3\n",
+		    &lines);
+	HAS(d, "fixed = 'splits 1, kv-scale none, 1 trial per point'");
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +433,7 @@ int main(void)
 		cmocka_unit_test(floors_per_output_format),
 		cmocka_unit_test(curves_under_others_noted),
 		cmocka_unit_test(heatmap_grid),
+		cmocka_unit_test(inert_parameters_left_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -154,6 +154,12 @@ typedef struct {
 
 /* Index of the parameter named by flag (without "--"); -1 if none. */
 int param_find(const char *flag);
+/* Index of the parameter whose CSV column is col; -1 if none. */
+int param_by_column(const char *col);
+/* 1 when parameter id cannot matter given another's value: value(on, ctx)
+ * is parameter on's value as the CSV writes it, or NULL when it varies or
+ * is unknown (then id may matter). The rules are params.c's. */
+int param_inert(int id, const char *(*value)(int on, void *ctx), void *ctx);
 /* Parses one value of parameter id. SKV_EINVAL with a message naming
  * the token on error. */
 int param_parse(param_value *v, int id, const char *s, message *e);

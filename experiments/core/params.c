@@ -338,6 +338,37 @@ const param_def params[NPARAMS] = {
 			     "sglang: 1 is --enable-deterministic-inference (splits of 256 keys)"},
 };
 
+/* Parameters that matter only through another: id is inert while
+ * parameter `on` holds the value `at` (as its CSV column writes it).
+ * Without a KV cache no scale, placement or given scale is read (measure.c:
+ * has_kv); with one exp-sum (lanes 0 or 1) no lane takes keys (lib/scan.c,
+ * sum_add). A chart's fixed-parameter line leaves them out. */
+static const struct {
+	int id, on;
+	const char *at;
+} inert[] = {
+	{P_KV_SCALE, P_KV_CACHE, "none"}, {P_KV_DEQ, P_KV_CACHE, "none"}, {P_KV_SCALE_VALUE, P_KV_CACHE, "none"},
+	{P_LANE_KEYS, P_LANES, "0"},      {P_LANE_KEYS, P_LANES, "1"},
+};
+
+int param_inert(int id, const char *(*value)(int on, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < sizeof inert / sizeof inert[0]; i++) {
+		const char *v = inert[i].id == id ? value(inert[i].on, ctx) : NULL;
+		if (v && strcmp(v, inert[i].at) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int param_by_column(const char *col)
+{
+	for (int i = 0; col && i < NPARAMS; i++)
+		if (params[i].column && strcmp(params[i].column, col) == 0)
+			return i;
+	return -1;
+}
+
 int param_find(const char *flag)
 {
 	for (int i = 0; i < NPARAMS; i++)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "report/chart_plan.h"
 #include "results/groups.h"
 #include "results/labels.h"
@@ -29,6 +30,10 @@ static const struct {
 	{"max_abs_err", "largest absolute error max_i |o_i − o*_i|"},
 	{"max_rel_err", "largest relative error max_i |o_i − o*_i| / |o*_i|"},
 	{"lse_err", "error of the merged LSE |L − L*| (natural-log units)"},
+	/* a KV cache's rows: against the exact attention of the original K, V */
+	{"orig_norm_rel_err", "normwise relative error vs original K, V"},
+	{"orig_max_abs_err", "largest absolute error vs original K, V"},
+	{"orig_lse_err", "error of the merged LSE vs original K, V"},
 };
 
 static const char *axis_title(const char *col)
@@ -71,8 +76,19 @@ static void put_num(FILE *f, double x)
 		fputs(" NaN", f);
 }
 
+/* Parameter on's value when its column is there and does not vary. */
+static const char *fixed_value(int on, void *ctx)
+{
+	const results *r = ctx;
+	size_t c;
+	if (!params[on].column || csv_find(&r->csv, params[on].column, &c) != SKV_OK || r->varies[c])
+		return NULL;
+	return csv_get(&r->csv, 0, c);
+}
+
 /* The parameters that do not vary, as "ctx 16384, head-dim 128, ...", wrapped
- * into lines of about `width` characters. */
+ * into lines of about `width` characters; those another makes inert (no
+ * KV cache: its scales) left out. */
 static void fixed_params(char *buf, size_t n, const results *r, size_t width)
 {
 	size_t len = 0, line = 0;
@@ -82,6 +98,9 @@ static void fixed_params(char *buf, size_t n, const results *r, size_t width)
 		const char *v = csv_get(&r->csv, 0, c);
 		if (!r->param[c] || r->varies[c] || !*v || strcmp(col, "experiment") == 0 || strcmp(col, "trials") == 0 ||
 		    (strcmp(col, "preset") == 0 && strcmp(v, "none") == 0))
+			continue;
+		const int id = param_by_column(col);
+		if (id >= 0 && param_inert(id, fixed_value, (void *)r))
 			continue;
 		char one[160];
 		label_param(one, sizeof one, col, v);

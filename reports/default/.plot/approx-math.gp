@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'approx-math'
 title = 'approx-math: approximate GPU math (bound model) against correctly rounded arithmetic'
-fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, kv-scale none, kv-deq values,'."\n".'kv-scale-value 0, splits 16, layout even, block size 128, compute fp32, combine fp32, acc compute,'."\n".'gpu ieee, seed 1, 16 trials per point'
+fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, splits 16, layout even,'."\n".'block size 128, compute fp32, combine fp32, acc compute, gpu ieee, seed 1, 16 trials per point'
 ntrials = 16
 metric = 'norm_rel_err'
 xlabel = 'preset'

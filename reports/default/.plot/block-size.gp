@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'block-size'
 title = 'block-size: online softmax attention error against its block size'
-fixed = 'ctx 256, head-dim 64, score scale 0.5, input fp32, LSE offset 0, p fp32, LSE base e, output fp32,'."\n".'blocks forward, acc compute, formula skv, lanes 0, lane-keys 0, math exact, gpu ieee, seed 1, 8 trials per point'
+fixed = 'ctx 256, head-dim 64, score scale 0.5, input fp32, LSE offset 0, p fp32, LSE base e, output fp32,'."\n".'blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, seed 1, 8 trials per point'
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'online-softmax block size (keys per block)'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'empty-splits'
 title = 'empty-splits: each preset''s merge with empty splits (bars a log axis cannot draw are labelled)'
-fixed = 'ctx 1024, head-dim 64, dist gaussian, score scale 0.5, kv-cache none, kv-scale none, kv-deq values,'."\n".'kv-scale-value 0, LSE offset 0, splits 8, block size 128, math exact, gpu ieee, seed 1, 4 trials per point'
+fixed = 'ctx 1024, head-dim 64, dist gaussian, score scale 0.5, kv-cache none, LSE offset 0, splits 8,'."\n".'block size 128, math exact, gpu ieee, seed 1, 4 trials per point'
 ntrials = 4
 metric = 'norm_rel_err'
 xlabel = 'preset'

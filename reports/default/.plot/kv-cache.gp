@@ -6,12 +6,12 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'kv-cache'
 title = 'kv-cache: error against the original K and V, by cache format (panels) and scale granularity'
-fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, input bf16, kv-deq values, kv-scale-value 0,'."\n".'layout even, block size 128, compute fp32, p bf16, LSE base e, partial fp32, LSE fp32, combine fp32,'."\n".'output bf16, blocks forward, acc compute, formula skv, lanes 0, lane-keys 0, math exact, gpu ieee,'."\n".'merge onepass, order seq, empty guard, merge threads 1, round states 0, norm div, seed 1, 3 trials per point'
+fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, input bf16, kv-deq values, kv-scale-value 0,'."\n".'layout even, block size 128, compute fp32, p bf16, LSE base e, partial fp32, LSE fp32, combine fp32,'."\n".'output bf16, blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, merge onepass,'."\n".'order seq, empty guard, merge threads 1, round states 0, norm div, seed 1, 3 trials per point'
 ntrials = 3
 metric = 'orig_norm_rel_err'
 xlabel = 'number of KV splits S'
-zlabel = 'orig_norm_rel_err'
-ylabel = 'orig_norm_rel_err'
+zlabel = 'normwise relative error vs original K, V'
+ylabel = 'normwise relative error vs original K, V'
 npanel = 3
 array panel[3] = ['kv-cache e4m3-sat', 'kv-cache e5m2-sat', 'kv-cache e2m1']
 nseries = 8

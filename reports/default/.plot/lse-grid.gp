@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'lse-grid'
 title = 'lse-grid: error over split count and LSE offset, per LSE storage format'
-fixed = 'ctx 1024, head-dim 16, dist gaussian, score scale 0.5, input fp32, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, layout even, block size 128, compute fp64, p fp64, LSE base e,'."\n".'partial fp64, combine fp64, output fp64, blocks forward, acc compute, formula skv, lanes 0,'."\n".'lane-keys 0, math exact, gpu ieee, merge onepass, order seq, empty guard, merge threads 1,'."\n".'round states 0, norm div, seed 1, 4 trials per point'
+fixed = 'ctx 1024, head-dim 16, dist gaussian, score scale 0.5, input fp32, kv-cache none, layout even,'."\n".'block size 128, compute fp64, p fp64, LSE base e, partial fp64, combine fp64, output fp64,'."\n".'blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, merge onepass, order seq,'."\n".'empty guard, merge threads 1, round states 0, norm div, seed 1, 4 trials per point'
 ntrials = 4
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'

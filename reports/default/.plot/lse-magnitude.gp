@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'lse-magnitude'
 title = 'lse-magnitude: error against the number of KV splits at each LSE magnitude, per LSE storage format'
-fixed = 'ctx 4096, head-dim 16, dist gaussian, score scale 0.5, input fp32, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, layout even, block size 128, compute fp64, p fp64, LSE base e,'."\n".'partial fp64, combine fp64, output fp64, blocks forward, acc compute, formula skv, lanes 0,'."\n".'lane-keys 0, math exact, gpu ieee, merge onepass, order seq, empty guard, merge threads 1,'."\n".'round states 0, norm div, seed 1, 8 trials per point'
+fixed = 'ctx 4096, head-dim 16, dist gaussian, score scale 0.5, input fp32, kv-cache none, layout even,'."\n".'block size 128, compute fp64, p fp64, LSE base e, partial fp64, combine fp64, output fp64,'."\n".'blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, merge onepass, order seq,'."\n".'empty guard, merge threads 1, round states 0, norm div, seed 1, 8 trials per point'
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'merge-rule'
 title = 'merge-rule: LSE-weighted merges against the plain mean and sum of the partials'
-fixed = 'ctx 1024, head-dim 8, dist gaussian, score scale 1, input fp64, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, LSE offset 0, splits 8, layout even, block size 128, compute fp64,'."\n".'p fp64, LSE base 2, partial fp64, LSE fp64, combine fp64, output fp64, blocks forward, acc compute,'."\n".'formula skv, lanes 0, lane-keys 0, math exact, gpu ieee, order seq, empty guard, merge threads 1,'."\n".'round states 0, norm div, seed 1, 32 trials per point'
+fixed = 'ctx 1024, head-dim 8, dist gaussian, score scale 1, input fp64, kv-cache none, LSE offset 0,'."\n".'splits 8, layout even, block size 128, compute fp64, p fp64, LSE base 2, partial fp64, LSE fp64,'."\n".'combine fp64, output fp64, blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee,'."\n".'order seq, empty guard, merge threads 1, round states 0, norm div, seed 1, 32 trials per point'
 ntrials = 32
 metric = 'norm_rel_err'
 xlabel = 'merge rule'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'reduction-order'
 title = 'reduction-order: the error across reduction orders of the merge, in ulps of the output''s largest element'
-fixed = 'ctx 2048, head-dim 64, dist gaussian, score scale 0.5, input fp32, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, LSE offset 0, splits 64, layout even, block size 128, compute fp32,'."\n".'p fp32, LSE base e, LSE fp32, output fp32, blocks forward, acc compute, formula skv, lanes 0,'."\n".'lane-keys 0, math exact, gpu ieee, empty guard, merge threads 8, round states 0, norm div, seed 1, 32 trials per point'
+fixed = 'ctx 2048, head-dim 64, dist gaussian, score scale 0.5, input fp32, kv-cache none, LSE offset 0,'."\n".'splits 64, layout even, block size 128, compute fp32, p fp32, LSE base e, LSE fp32, output fp32,'."\n".'blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, empty guard,'."\n".'merge threads 8, round states 0, norm div, seed 1, 32 trials per point'
 ntrials = 32
 metric = 'norm_ulp_err'
 xlabel = 'reduction order of the merge'

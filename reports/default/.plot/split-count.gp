@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'split-count'
 title = 'split-count: error of the merged output against the number of KV splits'
-fixed = 'ctx 16384, head-dim 32, dist gaussian, score scale 0.5, input fp32, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, LSE offset 0, layout even, block size 128, compute fp32, p fp32,'."\n".'LSE base e, combine fp32, output fp32, blocks forward, acc compute, formula skv, lanes 0,'."\n".'lane-keys 0, math exact, gpu ieee, merge onepass, order seq, empty guard, merge threads 1,'."\n".'round states 0, norm div, seed 1, 8 trials per point'
+fixed = 'ctx 16384, head-dim 32, dist gaussian, score scale 0.5, input fp32, kv-cache none, LSE offset 0,'."\n".'layout even, block size 128, compute fp32, p fp32, LSE base e, combine fp32, output fp32,'."\n".'blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, merge onepass, order seq,'."\n".'empty guard, merge threads 1, round states 0, norm div, seed 1, 8 trials per point'
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'systems'
 title = 'systems: production kernels'' precision profiles against the number of splits'
-fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, kv-scale none, kv-deq values,'."\n".'kv-scale-value 0, layout even, block size 128, math exact, gpu ieee, seed 1, 8 trials per point'
+fixed = 'ctx 8192, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, layout even, block size 128,'."\n".'math exact, gpu ieee, seed 1, 8 trials per point'
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'tensor-cores-fp8'
 title = 'tensor-cores-fp8: FA3''s FP8 path: IEEE fp32 against the GPUs'' FP8 tensor cores'
-fixed = 'preset fa3, ctx 4096, head-dim 128, score scale 0.5, input e4m3, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, LSE offset 0, layout even, block size 128, compute fp32, p e4m3,'."\n".'LSE base e2, partial fp32, LSE fp32, combine fp32, output bf16, blocks reverse, acc compute,'."\n".'formula fa3, lanes 4, lane-keys 2, math exact, merge onepass-norm, order lanes, empty fa3,'."\n".'merge threads 32, round states 0, norm div, seed 1, 8 trials per point'
+fixed = 'preset fa3, ctx 4096, head-dim 128, score scale 0.5, input e4m3, kv-cache none, LSE offset 0,'."\n".'layout even, block size 128, compute fp32, p e4m3, LSE base e2, partial fp32, LSE fp32, combine fp32,'."\n".'output bf16, blocks reverse, acc compute, formula fa3, lanes 4, lane-keys 2, math exact,'."\n".'merge onepass-norm, order lanes, empty fa3, merge threads 32, round states 0, norm div, seed 1, 8 trials per point'
 ntrials = 8
 metric = 'norm_rel_err'
 xlabel = 'number of KV splits S'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'tensor-cores'
 title = 'tensor-cores: IEEE fp32 against the GPUs'' tensor-core arithmetic for q.k and P.V'
-fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, kv-scale none, kv-deq values,'."\n".'kv-scale-value 0, LSE offset 0, layout even, block size 128, compute fp32, combine fp32, acc compute,'."\n".'math exact, round states 0, norm div, seed 1, 4 trials per point'
+fixed = 'ctx 4096, head-dim 128, dist gaussian, score scale 0.5, kv-cache none, LSE offset 0, layout even,'."\n".'block size 128, compute fp32, combine fp32, acc compute, math exact, round states 0, norm div,'."\n".'seed 1, 4 trials per point'
 ntrials = 4
 metric = 'norm_rel_err'
 xlabel = 'preset'

@@ -6,7 +6,7 @@
 # and, on a log axis, at 0 or below are ymin.
 experiment = 'uneven-splits'
 title = 'uneven-splits: uneven and empty splits, per merge rule'
-fixed = 'ctx 4096, head-dim 64, dist gaussian, score scale 0.5, input fp32, kv-cache none, kv-scale none,'."\n".'kv-deq values, kv-scale-value 0, LSE offset 0, block size 128, compute fp32, p fp32, LSE base e,'."\n".'partial fp32, LSE fp32, combine fp32, output fp32, blocks forward, acc compute, formula skv, lanes 0,'."\n".'lane-keys 0, math exact, gpu ieee, order seq, empty guard, merge threads 1, round states 0, norm div,'."\n".'seed 1, 16 trials per point'
+fixed = 'ctx 4096, head-dim 64, dist gaussian, score scale 0.5, input fp32, kv-cache none, LSE offset 0,'."\n".'block size 128, compute fp32, p fp32, LSE base e, partial fp32, LSE fp32, combine fp32, output fp32,'."\n".'blocks forward, acc compute, formula skv, lanes 0, math exact, gpu ieee, order seq, empty guard,'."\n".'merge threads 1, round states 0, norm div, seed 1, 16 trials per point'
 ntrials = 16
 metric = 'norm_rel_err'
 xlabel = 'split layout'
