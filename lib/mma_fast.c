@@ -245,6 +245,21 @@ AVX2_ATTR static int block_lanes(double *r, const skv_mma_unit *u, const lanes *
 #define PROD_ADD_(j) \
 	S = _mm256_add_pd(S, _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(p[j]), _mm256_loadu_pd(v + (j) * d)), scale), RZ_))
 
+/* BODY(j) for the products j of [j0, j1) a block takes (h < 0), or its
+ * half h takes: (j - j0) mod 4 in {2h, 2h + 1} (lib/mma.c, gather). */
+#define EACH_PRODUCT_(BODY)                                                  \
+	do {                                                                 \
+		if (h < 0)                                                   \
+			for (size_t j = j0; j < j1; j++)                     \
+				BODY(j);                                     \
+		else                                                         \
+			for (size_t j = j0 + 2 * (size_t)h; j < j1; j += 4) { \
+				BODY(j);                                     \
+				if (j + 1 < j1)                              \
+					BODY(j + 1);                         \
+			}                                                    \
+	} while (0)
+
 /* One aligned block sum for four columns on accumulators *c (finite): the
  * products j of [j0, j1) (h < 0), or of its half h (halves: (j - j0) mod 4
  * in {2h, 2h + 1}), aligned with c to their E and rounded once, into *c.
@@ -258,29 +273,13 @@ lanes_sum(__m256d *c, const skv_mma_unit *u, const lanes *l, const double *p, co
 	  size_t d, size_t j0, size_t j1, int h)
 {
 	__m256d pm = _mm256_setzero_pd(), mx = _mm256_setzero_pd();
-	if (h < 0)
-		for (size_t j = j0; j < j1; j++)
-			PROD_MAX_(j);
-	else
-		for (size_t j = j0 + 2 * (size_t)h; j < j1; j += 4) {
-			PROD_MAX_(j);
-			if (j + 1 < j1)
-				PROD_MAX_(j + 1);
-		}
+	EACH_PRODUCT_(PROD_MAX_);
 	if (_mm256_movemask_pd(_mm256_cmp_pd(mx, l->hi, _CMP_GT_OQ)))
 		return 0;
 	const __m256i eb = _mm256_castpd_si256(lanes_E(l, pm, *c));
 	const __m256d scale = _mm256_castsi256_pd(_mm256_sub_epi64(l->kscale, eb));
 	__m256d S = _mm256_round_pd(_mm256_mul_pd(*c, scale), RZ_);
-	if (h < 0)
-		for (size_t j = j0; j < j1; j++)
-			PROD_ADD_(j);
-	else
-		for (size_t j = j0 + 2 * (size_t)h; j < j1; j += 4) {
-			PROD_ADD_(j);
-			if (j + 1 < j1)
-				PROD_ADD_(j + 1);
-		}
+	EACH_PRODUCT_(PROD_ADD_);
 	const __m256d g = _mm256_castsi256_pd(_mm256_sub_epi64(eb, l->kg));
 	if (lanes_round(c, l, _mm256_mul_pd(S, g)))
 		return 1; /* S g is exact: an integer below 2^39 times a power of 2 */
