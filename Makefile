@@ -66,8 +66,13 @@ $(B)/pic/%.o: %.c $(wildcard lib/*.h) | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
 
-$(SO): $(PIC_OBJ) scripts/skv.map
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libskv.so.$(SOVER) -Wl,--version-script=scripts/skv.map \
+# Exported: exactly the functions lib/skv.h declares (scripts/exports.sh).
+$(B)/skv.map: lib/skv.h scripts/exports.sh
+	@mkdir -p $(B)
+	sh scripts/exports.sh lib/skv.h > $@.tmp && mv $@.tmp $@
+
+$(SO): $(PIC_OBJ) $(B)/skv.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libskv.so.$(SOVER) -Wl,--version-script=$(B)/skv.map \
 	  -o $@ $(PIC_OBJ) $(LDLIBS)
 
 $(B)/skv.pc: scripts/skv.pc.in lib/skv.h
@@ -119,8 +124,9 @@ $(B)/experiments/mpi/%.o: experiments/mpi/%.c $(wildcard lib/*.h experiments/*/*
 $(B)/skv-mpi: $(MPI_SRC:%.c=$(B)/%.o) $(B)/libskvapp.a $(B)/libskv.a
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-check: $(TESTS) $(B)/skv
+check: $(TESTS) $(B)/skv $(SO)
 	@sh scripts/check-structure.sh
+	@sh scripts/check-exports.sh $(SO) lib/skv.h
 	@sh scripts/run-tests.sh $(TESTS)
 
 sanitize:
