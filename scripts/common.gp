@@ -119,10 +119,13 @@ set linetype 9 lc rgb '#117733' lw 2 pt 9
 set linetype 10 lc rgb '#999933' lw 2 pt 13
 set linetype cycle 10
 # Point types by colour: filled for the first value of the series' second
-# key (dash 1), open for the others.
+# key (dash 1), open for the others; past the tenth colour (the colours
+# repeat) crosses and stars instead, so that curve 11 is not curve 1.
 array pt_filled[10] = [7, 5, 9, 13, 11, 15, 7, 5, 9, 13]
 array pt_open[10] = [6, 4, 8, 12, 10, 14, 6, 4, 8, 12]
-ptype(si) = dash[si] == 1 ? pt_filled[(color[si] - 1) % 10 + 1] : pt_open[(color[si] - 1) % 10 + 1]
+array pt_cross[10] = [3, 2, 1, 3, 2, 1, 3, 2, 1, 3]
+ptype(si) = (color[si] - 1) % 20 >= 10 ? pt_cross[(color[si] - 1) % 10 + 1] : \
+	dash[si] == 1 ? pt_filled[(color[si] - 1) % 10 + 1] : pt_open[(color[si] - 1) % 10 + 1]
 
 # Names hold '_' and '^', so every text is plain except the tick labels,
 # which use enhanced text for exponents (10^{-7}).
