@@ -4,7 +4,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/shard.h"
@@ -25,13 +24,6 @@ typedef struct {
 	int step;                 /* tenths of the work logged (log) */
 } run_state;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int mine(const run_state *R, size_t g) { return !R->shard || R->shard[g] == R->m->k - 1; }
 
 /* --------------------------------------------------------------- progress */
@@ -41,7 +33,7 @@ static int mine(const run_state *R, size_t g) { return !R->shard || R->shard[g] 
  * shard's, not a terminal) one line per tenth of the work. */
 static void progress(run_state *R, int final)
 {
-	const double t = now_s(), el = t - R->t0;
+	const double t = progress_now(), el = t - R->t0;
 	const double frac = R->work_todo > 0 ? R->work_done / R->work_todo : 1.0;
 	if (R->tty && (final || t - R->last >= 0.25)) {
 		R->last = t;
@@ -96,7 +88,7 @@ static int on_unit(void *ctx, const unit_plan *p, size_t unit, const sweep_row *
 static int run_spec_units(run_state *R, size_t k, message *e)
 {
 	const run_spec *s = &R->specs[k];
-	const double t0 = now_s();
+	const double t0 = progress_now();
 	unit_plan *p = NULL;
 	unit_set c;
 	size_t *todo = NULL, n = 0;
@@ -119,7 +111,7 @@ static int run_spec_units(run_state *R, size_t k, message *e)
 	if (st == SKV_OK && n > 0)
 		st = unit_plan_run(p, todo, n, 4 * (size_t)unit_plan_threads(p), on_unit, &x, e);
 	if (st == SKV_OK && !R->m->n)
-		st = shard_write(s, &c, p, now_s() - t0, R->command, e);
+		st = shard_write(s, &c, p, progress_now() - t0, R->command, e);
 	free(todo);
 	unit_set_free(&c);
 	unit_plan_close(p);
@@ -134,7 +126,7 @@ static int finish(run_state *R, message *e)
 	int st = jset_finish(&R->js, R->m, &fin, e);
 	if (st == SKV_OK && fin)
 		fprintf(stderr, "skv: shard %u/%u: %zu unit%s of %zu, %.1f s -> %s\n", R->m->k, R->m->n, R->ndone,
-			R->ndone == 1 ? "" : "s", R->u.nunits, now_s() - R->t0, fin);
+			R->ndone == 1 ? "" : "s", R->u.nunits, progress_now() - R->t0, fin);
 	free(fin);
 	return st;
 }
@@ -143,9 +135,8 @@ static int finish(run_state *R, message *e)
  * --estimate, else on a terminal. */
 static void estimate(const run_state *R)
 {
-	const uint64_t th = R->specs[0].list[P_THREADS].v[0].u;
 	if (R->m->n || R->m->resume || R->m->estimate || R->tty)
-		shard_estimate(stderr, &R->u, R->shard, R->m, th ? (int)th : omp_get_max_threads());
+		shard_estimate(stderr, &R->u, R->shard, R->m, spec_threads(&R->specs[0]));
 }
 
 /* Plans and partitions (--estimate: prints the estimate and sets *stop). */
@@ -189,7 +180,7 @@ int shard_execute(const run_spec *specs, size_t n, const shard_mode *m, const ch
 		if (m->resume)
 			fprintf(stderr, "skv: --resume: %zu of the %zu units%s were in the journal; %zu to run\n",
 				share - R.todo, share, m->n ? " of the shard" : "", R.todo);
-		R.t0 = R.last = now_s();
+		R.t0 = R.last = progress_now();
 		for (size_t k = 0; k < n && st == SKV_OK; k++)
 			st = run_spec_units(&R, k, e);
 		if (R.tty && R.ndone)

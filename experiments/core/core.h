@@ -235,6 +235,10 @@ void spec_free(run_spec *s);
  * trials); 0 if the product overflows. */
 size_t spec_npoints(const run_spec *s);
 uint64_t spec_trials(const run_spec *s);
+/* Seconds on the monotonic clock (core/progress.c). */
+double progress_now(void);
+/* The OpenMP threads a run takes: --threads, or the OpenMP default (0). */
+int spec_threads(const run_spec *s);
 /* The values of point `pt`: mixed radix over the lists, last parameter
  * fastest. */
 void spec_point(const run_spec *s, size_t pt, param_value vals[NPARAMS]);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+#include "core/core.h"
 #include "core/journal.h"
 #include "io/csv.h"
 
@@ -53,27 +53,17 @@ int journal_frame(unsigned char **rec, size_t *len, unsigned type, const void *p
 
 static int read_all(journal_file *f, const char *path, message *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	int bad = fd < 0 || fstat(fd, &st) != 0 ? errno : 0;
-	if (bad || !S_ISREG(st.st_mode)) {
-		msg_set(e, "skv: cannot read the journal '%s': %s", path, bad ? strerror(bad) : "not a regular file");
-		if (fd >= 0)
-			close(fd);
-		return SKV_EIO;
+	char *text = NULL;
+	io_slurp_info in;
+	if (io_slurp(&text, &f->size, path, SIZE_MAX - 1, &in) == SKV_OK) {
+		f->buf = (unsigned char *)text;
+		return SKV_OK;
 	}
-	f->buf = malloc((size_t)st.st_size + 1);
-	ssize_t k = 0;
-	while (f->buf && f->size < (size_t)st.st_size &&
-	       (k = read(fd, f->buf + f->size, (size_t)st.st_size - f->size)) > 0)
-		f->size += (size_t)k;
-	int err = k < 0 ? errno : 0;
-	close(fd);
-	if (!f->buf || err) {
-		msg_set(e, "skv: cannot read the journal '%s': %s", path, f->buf ? strerror(err) : "out of memory");
-		return SKV_EIO;
-	}
-	return SKV_OK;
+	msg_set(e, "skv: cannot read the journal '%s': %s", path,
+		in.why == IO_READ_NOT_REGULAR ? "not a regular file"
+		: in.why == IO_READ_NOMEM     ? "out of memory"
+					      : strerror(in.err));
+	return SKV_EIO;
 }
 
 /* Why the record at offset o is not whole and valid, or NULL if it is. */
@@ -156,13 +146,6 @@ void journal_file_free(journal_file *f)
 
 /* ---------------------------------------------------------------- writing */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
 	while (n > 0) {
@@ -220,7 +203,7 @@ int journal_continue(journal *j, const char *path, size_t good, message *e)
 		j->fd = -1;
 		return SKV_EIO;
 	}
-	j->synced = now_s();
+	j->synced = progress_now();
 	return SKV_OK;
 }
 
@@ -232,7 +215,7 @@ int journal_append(journal *j, const void *rec, size_t n, message *e)
 	}
 	/* A killed process loses nothing written; a machine that stops loses at
 	 * most the last second's records, which then run again. */
-	double t = now_s();
+	double t = progress_now();
 	if (t - j->synced >= 1.0) {
 		fdatasync(j->fd);
 		j->synced = t;

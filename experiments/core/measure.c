@@ -405,11 +405,13 @@ static int row_split(sweep *w, size_t r, const param_value *v, uint64_t trial)
 	const int orig = in->has_kv && !masked;
 	skv_dd to = orig ? dd_add(in->olse[0], v[P_LSE_OFFSET].r) : tl;
 	w->rows[r].lse_err_orig = skv_abs_err(lse, to);
-	rc = skv_errors_compute(&w->rows[r].err_orig, out, masked ? zero : orig ? in->oout : in->tout, d, cfg.output);
+	rc = orig ? skv_errors_compute(&w->rows[r].err_orig, out, in->oout, d, cfg.output) : SKV_OK;
 	if (rc == SKV_OK)
 		rc = measure_out(w, r, out, masked ? zero : in->tout, d, cfg.output);
 	else
 		free(out);
+	if (!orig) /* the same truth: the same errors */
+		w->rows[r].err_orig = w->rows[r].err;
 	free(zero);
 	return rc;
 }

@@ -1,4 +1,5 @@
 /* spec.c - run specs: defaults, command-line flags, value lists, presets resolved into values, and the point order. */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -385,6 +386,12 @@ size_t spec_npoints(const run_spec *s)
 }
 
 uint64_t spec_trials(const run_spec *s) { return s->list[P_TRIALS].v[0].u; }
+
+int spec_threads(const run_spec *s)
+{
+	const uint64_t th = s->list[P_THREADS].v[0].u;
+	return th ? (int)th : omp_get_max_threads();
+}
 
 void spec_seed_list(FILE *f, const run_spec *s)
 {

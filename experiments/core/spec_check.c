@@ -57,7 +57,7 @@ static int check_resources(const run_spec *s, message *e)
 		return SKV_EINVAL;
 	}
 	double bytes, cpu;
-	if (sweep_estimate(&bytes, &cpu, s, th ? (int)th : omp_get_max_threads()) != SKV_OK)
+	if (sweep_estimate(&bytes, &cpu, s, spec_threads(s)) != SKV_OK)
 		return nomem(e);
 	const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	const double ram = pages > 0 && page > 0 ? (double)pages * (double)page : 0;

@@ -413,8 +413,7 @@ static int sweep_setup(sweep *w, const run_spec *const *specs, size_t n, const s
 		w->row0[k + 1] = w->row0[k] + spec_npoints(specs[k]) * (size_t)spec_trials(specs[k]);
 	}
 	w->nrows = w->row0[n]; /* each bounded by spec_check */
-	uint64_t th = specs[0]->list[P_THREADS].v[0].u;
-	w->threads = th ? (int)th : omp_get_max_threads();
+	w->threads = spec_threads(specs[0]);
 	w->keep_outputs = o && o->keep_outputs;
 	w->rows = calloc(w->nrows ? w->nrows : 1, sizeof *w->rows);
 	w->row_inst = malloc((w->nrows ? w->nrows : 1) * sizeof *w->row_inst);

@@ -142,7 +142,6 @@ int measure_row(sweep *w, size_t r);
 int measure_floor(skv_errors *fe, const skv_dd *truth, size_t n, skv_format f);
 
 /* progress.c */
-double progress_now(void);
 void progress_start(progress *pg, FILE *f, const char *name, double t0);
 void progress_print(progress *pg, int final);
 /* Called once per finished item, from any thread; point is the point of a

@@ -38,9 +38,7 @@ void unit_plan_close(unit_plan *p)
 }
 
 size_t unit_count(const unit_plan *p) { return p->w.ninst; }
-size_t unit_plan_nrows(const unit_plan *p) { return p->w.nrows; }
 int unit_plan_threads(const unit_plan *p) { return p->w.threads; }
-const run_spec *unit_plan_spec(const unit_plan *p) { return p->spec; }
 
 const size_t *unit_rows(const unit_plan *p, size_t unit, size_t *n)
 {

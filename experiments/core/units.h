@@ -32,10 +32,8 @@ typedef struct {
 int unit_plan_open(unit_plan **p, const run_spec *s, message *e);
 void unit_plan_close(unit_plan *p);
 size_t unit_count(const unit_plan *p);
-size_t unit_plan_nrows(const unit_plan *p);
 /* The OpenMP threads the plan runs on (--threads, or the OpenMP default). */
 int unit_plan_threads(const unit_plan *p);
-const run_spec *unit_plan_spec(const unit_plan *p);
 void unit_describe(unit_info *u, const unit_plan *p, size_t unit);
 /* The rows of a unit: *n row numbers, increasing. */
 const size_t *unit_rows(const unit_plan *p, size_t unit, size_t *n);

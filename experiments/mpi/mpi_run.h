@@ -45,7 +45,6 @@ typedef struct {
 	const suite_units *u;
 	unit_plan **plans; /* [nspecs] */
 	double busy_s;
-	size_t units_done;
 	rec_sink sink;
 	void *ctx;
 } mpi_worker;
@@ -56,8 +55,5 @@ int worker_plan(mpi_worker *w, size_t k, message *e);
 /* Measures suite units g[0..n) (one spec's), each record to the sink. */
 int worker_batch(mpi_worker *w, const size_t *g, size_t n, message *e);
 void worker_free(mpi_worker *w);
-
-/* Seconds on a monotonic clock. */
-double mpi_now(void);
 
 #endif

@@ -1,15 +1,7 @@
 /* mpi_sched.c - skv-mpi's schedule (the largest units first, a batch of one spec per request) and a rank's worker measuring batches. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "mpi/mpi_run.h"
-
-double mpi_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------- schedule */
 
@@ -109,7 +101,6 @@ static int on_unit(void *ctx, const unit_plan *p, size_t unit, const sweep_row *
 		msg_set(e, "skv-mpi: out of memory");
 		return SKV_ENOMEM;
 	}
-	b->w->units_done++;
 	return b->w->sink(b->w->ctx, rec, len, e);
 }
 
@@ -121,12 +112,12 @@ int worker_batch(mpi_worker *w, const size_t *g, size_t n, message *e)
 	int st = units ? worker_plan(w, k, e) : SKV_ENOMEM;
 	for (size_t i = 0; st == SKV_OK && i < n; i++)
 		units[i] = g[i] - w->u->unit0[k]; /* one spec's, by sched_next */
-	const double t0 = mpi_now();
+	const double t0 = progress_now();
 	batch_ctx b = {w, k};
 	/* One chunk (the memory bound aside): the batch's units share the threads. */
 	if (st == SKV_OK)
 		st = unit_plan_run(w->plans[k], units, n, 0, on_unit, &b, e);
-	w->busy_s += mpi_now() - t0;
+	w->busy_s += progress_now() - t0;
 	if (!units)
 		msg_set(e, "skv-mpi: out of memory");
 	free(units);

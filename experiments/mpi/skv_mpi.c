@@ -82,7 +82,7 @@ static void note_on_term(const char *jpath, int more)
 
 static void progress(mpi_state *S, int final)
 {
-	const double t = mpi_now(), el = t - S->t0, frac = S->work_todo > 0 ? S->work_got / S->work_todo : 1.0;
+	const double t = progress_now(), el = t - S->t0, frac = S->work_todo > 0 ? S->work_got / S->work_todo : 1.0;
 	const double eta = frac > 0 ? el * (1 - frac) / frac : 0;
 	if (isatty(2) && (final || t - S->last >= 0.25)) {
 		S->last = t;
@@ -375,8 +375,7 @@ static int load(mpi_state *S, int argc, char **argv, message *e)
 		st = suite_units_plan(&S->u, S->specs, S->nspecs, 0, e);
 	if (st == SKV_ENOMEM && !e->msg)
 		msg_set(e, "skv-mpi: out of memory");
-	const uint64_t th = st == SKV_OK ? S->specs[0].list[P_THREADS].v[0].u : 1;
-	S->threads = th ? (int)th : omp_get_max_threads();
+	S->threads = st == SKV_OK ? spec_threads(&S->specs[0]) : 1;
 	return st;
 }
 
@@ -414,7 +413,7 @@ static void summary(const mpi_state *S, const double *bc)
 		mx = bc[2 * r] > mx ? bc[2 * r] : mx, sum += bc[2 * r];
 	fprintf(stderr, "skv-mpi: %d rank%s x %d thread%s: %zu units (%zu from the journal) in %.2f s; busy per rank:",
 		S->nranks, S->nranks == 1 ? "" : "s", S->threads, S->threads == 1 ? "" : "s", S->u.nunits,
-		S->u.nunits - S->todo, mpi_now() - S->t0);
+		S->u.nunits - S->todo, progress_now() - S->t0);
 	for (int k = 0; k < 2; k++) {
 		for (int r = 0; r < S->nranks && r < 32; r++)
 			fprintf(stderr, "%s %.2f", r ? "," : "", bc[2 * r + k]);
@@ -477,7 +476,7 @@ static int run(mpi_state *S, int argc, char **argv, message *e)
 	fprintf(stderr, "skv-mpi: %d rank%s x %d thread%s, %zu units to run\n", S->nranks, S->nranks == 1 ? "" : "s",
 		S->threads, S->threads == 1 ? "" : "s", S->todo);
 	note_on_term(jset_path(&S->js, 0), S->js.nfj > 1);
-	S->t0 = S->last = mpi_now();
+	S->t0 = S->last = progress_now();
 	st = coordinate(S, e);
 	if (st != SKV_OK)
 		abort_job(S, st, e);
