@@ -115,9 +115,7 @@ static int kcase_init(kcase *k, skv_format in)
 		skv_problem_free(&k->p);
 		return 1;
 	}
-	for (size_t s = 0; s <= KS; s++)
-		k->bounds[s] = s * KN / KS;
-	return 0;
+	return skv_bounds_even(k->bounds, KN, KS) != SKV_OK;
 }
 
 static void kcase_free(kcase *k)

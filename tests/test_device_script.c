@@ -1,4 +1,5 @@
 /* test_device_script.c - scripts/device/run_kernels.py as far as a CPU allows: its file handling end to end through its python backend (graded by skv grade: out's error is its floor), its dry run, its argument and input checks, and the GPU backends refusing to run without PyTorch or CUDA. */
+#include "fsutil.h"
 #include "grade_test.h"
 
 /* Runs the script with args; its status, stdout and stderr (malloc'd). */
@@ -14,23 +15,8 @@ static int script_run(char **out, char **errtext, const char *args)
 	snprintf(cmd, sizeof cmd, "/usr/bin/python3 -B '%s/scripts/device/run_kernels.py' %s >'%s' 2>'%s'", root, args,
 		 o, e);
 	const int rc = system(cmd);
-	*out = NULL, *errtext = NULL;
-	size_t n = 0;
-	FILE *f = fopen(o, "r");
-	if (f && getdelim(out, &n, '\0', f) < 0) {
-		free(*out);
-		*out = strdup("");
-	}
-	if (f)
-		fclose(f);
-	n = 0;
-	f = fopen(e, "r");
-	if (f && getdelim(errtext, &n, '\0', f) < 0) {
-		free(*errtext);
-		*errtext = strdup("");
-	}
-	if (f)
-		fclose(f);
+	*out = fs_get(dir, "script.out", NULL);
+	*errtext = fs_get(dir, "script.err", NULL);
 	assert_non_null(*out);
 	assert_non_null(*errtext);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;

@@ -205,13 +205,12 @@ static void test_base_ambiguous(void **state)
 	(void)state;
 	char p[128];
 	tensor t[5];
-	const size_t sq[1] = {2}, sk[2] = {2, 2}, sp[2] = {2, 2}, sl[1] = {2}, sb[1] = {3};
+	const size_t sq[1] = {2}, sk[2] = {2, 2}, sl[1] = {2}, sb[1] = {3};
 	CHECK_OK(tensor_init(&t[0], "q", TENSOR_F32, 1, sq, (double[]){0, 0}, &err));
 	CHECK_OK(tensor_init(&t[1], "k", TENSOR_F32, 2, sk, (double[]){1, 2, 3, 4}, &err));
 	CHECK_OK(tensor_init(&t[2], "v", TENSOR_F32, 2, sk, (double[]){1, 2, 3, 4}, &err));
 	CHECK_OK(tensor_init(&t[3], "partial_lse", TENSOR_F32, 1, sl, (double[]){0, 0}, &err));
 	CHECK_OK(tensor_init(&t[4], "splits", TENSOR_I64, 1, sb, (double[]){0, 1, 2}, &err));
-	(void)sp;
 	G_OK(safetensors_write(in_dir(p, sizeof p, "amb.safetensors"), t, 5, NULL, 0, &err));
 	char *argv[] = {"grade", p, NULL};
 	REFUSED(argv, "cannot tell the LSE base", "differ by at most 0", "--lse-base=e");

@@ -106,11 +106,8 @@ static void test_shards_merge(void **state)
 {
 	(void)state;
 	char suite[4300], one[4300], a[4300], b[4300], m[4300];
-	snprintf(suite, sizeof suite, "%s/kv.suite", scratch);
-	FILE *f = fopen(suite, "w");
-	assert_non_null(f);
-	fputs("run kv-cache --ctx=256 --splits=1,4 --kv-scale=tensor,mx --trials=2\n", f);
-	fclose(f);
+	fs_path(suite, sizeof suite, scratch, "kv.suite");
+	fs_put(scratch, "kv.suite", "run kv-cache --ctx=256 --splits=1,4 --kv-scale=tensor,mx --trials=2\n", (size_t)-1);
 	snprintf(one, sizeof one, "--out=%s/one", scratch);
 	snprintf(a, sizeof a, "--out=%s/sa", scratch);
 	snprintf(b, sizeof b, "--out=%s/sb", scratch);

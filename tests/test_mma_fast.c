@@ -1,4 +1,5 @@
 /* test_mma_fast.c - the block FMA's shortcuts (all-normal operands, scalar and AVX2, P.V four columns at a time and q.k four keys at a time) give the general exact path's bits on seeded random blocks. */
+#include "ref_mpfr.h"
 #include "scan.h"
 #include "testutil.h"
 
@@ -15,8 +16,6 @@
 
 enum { KMAX = 128, DMAX = 24, ROUNDS = 3000 };
 
-/* Same bits, or both NaN (a NaN's payload is nobody's number). */
-static int same(double x, double y) { return (isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0; }
 
 /* A value of f: mode 0 uniform in [-2, 2); 3 and 4 the same scaled to
  * about 2^(emin / 2), so that products fall near 2^emin (4: below the
@@ -96,7 +95,7 @@ static void check_dot(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *r
 		a[i] = b[i] = 1.0;
 	const double c = draw_c(r, u->output, a, b, K);
 	const double want = skv_mma_dot_fast(ref, a, 1, b, 1, K, c), got = skv_mma_dot_fast(u, a, 1, b, 1, K, c);
-	if (!same(got, want)) {
+	if (!ref_same(got, want)) {
 		for (size_t i = 0; i < K; i++)
 			print_message("a[%zu] %a b[%zu] %a\n", i, a[i], i, b[i]);
 		print_message("c %a: got %a, want %a\n", c, got, want);
@@ -108,14 +107,14 @@ static void check_dot(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *r
 	for (size_t k0 = 0; k0 < K; k0 += k) /* q.k's chain of instructions */
 		ch = skv_mma_dot_fast(ref, a + k0, 1, b + k0, 1, K - k0 < k ? K - k0 : k, ch);
 	const double gc = skv_mma_chain(u, k, a, 1, b, 1, K, c);
-	if (!same(gc, ch)) {
+	if (!ref_same(gc, ch)) {
 		print_message("c %a: got %a, want %a\n", c, gc, ch);
 		failed("instruction chain", u, K, __LINE__);
 	}
 	for (size_t i = K; i-- > 0;) /* b at stride 2 */
 		b[2 * i] = b[i], b[2 * i + 1] = NAN;
 	const double s = skv_mma_dot_fast(u, a, 1, b, 2, K, c);
-	if (!same(s, want)) {
+	if (!ref_same(s, want)) {
 		print_message("c %a: got %a, want %a\n", c, s, want);
 		failed("strided dot", u, K, __LINE__);
 	}
@@ -141,7 +140,7 @@ static void check_pv(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *r,
 			want[i] = skv_mma_dot_fast(ref, p + k0, 1, v + k0 * d + i, d, n - k0 < k ? n - k0 : k, want[i]);
 	skv_mma_pv(acc, u, k, p, v, n, d);
 	for (size_t i = 0; i < d; i++)
-		if (!same(acc[i], want[i])) {
+		if (!ref_same(acc[i], want[i])) {
 			for (size_t j = 0; j < n; j++)
 				print_message("p[%zu] %a v %a\n", j, p[j], v[j * d + i]);
 			print_message("column %zu of %zu: got %a, want %a\n", i, d, acc[i], want[i]);
@@ -166,7 +165,7 @@ static void check_dot4(const skv_mma_unit *u, const skv_mma_unit *ref, skv_rng *
 		double want = 0.0;
 		for (size_t k0 = 0; k0 < K; k0 += k)
 			want = skv_mma_dot_fast(ref, q + k0, 1, kr + t * K + k0, 1, K - k0 < k ? K - k0 : k, want);
-		if (!same(s[t], want)) {
+		if (!ref_same(s[t], want)) {
 			for (size_t j = 0; j < K; j++)
 				print_message("q[%zu] %a k %a\n", j, q[j], kr[t * K + j]);
 			print_message("key %zu of 4: got %a, want %a\n", t, s[t], want);
@@ -234,7 +233,7 @@ static void test_round_top(void **state)
 					want[t] = skv_mma_dot_fast(&ref, p, 1, v + t, 4, k, want[t]);
 				skv_mma_pv(acc, &u, k, p, v, k, 4);
 				for (int t = 0; t < 4; t++)
-					if (!same(acc[t], want[t])) {
+					if (!ref_same(acc[t], want[t])) {
 						print_message("65504 + %g: got %a, want %a\n", add, acc[t], want[t]);
 						failed("P.V at the top of fp16", &u, k, __LINE__);
 					}

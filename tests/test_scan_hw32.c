@@ -6,8 +6,6 @@
 #include "scan.h"
 #include "testutil.h"
 
-/* Same bits, or both NaN (a NaN's payload is nobody's number). */
-static int same(double x, double y) { return (isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0; }
 
 static const skv_config *fp32_cfg(void)
 {
@@ -48,12 +46,12 @@ static void check_fma(double a, double b, double c, const char *file, int line)
 	const double want = ref_fma(SKV_FP32, a, b, c), emu = skv_fma_i(SKV_FP32, a, b, c);
 	double acc[1] = {c};
 	skv_hw32_pv(acc, a, &b, 1);
-	if (!same(emu, want) || !same(acc[0], want))
+	if (!ref_same(emu, want) || !ref_same(acc[0], want))
 		fail_msg("%s:%d: fma32(%a, %a, %a): emulated %a, hw pv %a, MPFR %a", file, line, a, b, c, emu, acc[0],
 			 want);
 	if (c == 0.0 && !signbit(c)) {
 		const double dot = skv_hw32_dot(&a, &b, 1);
-		if (!same(dot, want))
+		if (!ref_same(dot, want))
 			fail_msg("%s:%d: dot32(%a, %a) = %a, MPFR %a", file, line, a, b, dot, want);
 	}
 }
@@ -118,14 +116,14 @@ static void test_loops(void **state)
 			for (size_t i = 0; i < d; i++)
 				s = skv_fma_i(SKV_FP32, q[i], k[i], s);
 			const double h = skv_hw32_dot(q, k, d);
-			if (!same(h, s))
+			if (!ref_same(h, s))
 				fail_msg("%s:%d: dot d=%zu trial %d: hw %a, emulated %a (q0 %a k0 %a)", __FILE__, __LINE__,
 					 d, t, h, s, q[0], k[0]);
 			const double p = skv_round(SKV_BF16, f32_at(&r, -20, 0));
 			skv_hw32_pv(acc, p, k, d);
 			for (size_t i = 0; i < d; i++) {
 				const double want = skv_fma_i(SKV_FP32, p, k[i], emu[i]);
-				if (!same(acc[i], want))
+				if (!ref_same(acc[i], want))
 					fail_msg("%s:%d: pv d=%zu lane %zu: fma(%a, %a, %a): hw %a, emulated %a", __FILE__,
 						 __LINE__, d, i, p, k[i], emu[i], acc[i], want);
 			}
@@ -150,11 +148,11 @@ static void test_condition(void **state)
 static void same_partials(const skv_partials *a, const skv_partials *b, const char *what)
 {
 	for (size_t i = 0; i < a->S * a->d; i++)
-		if (!same(a->o[i], b->o[i]) || !same(a->acc[i], b->acc[i]))
+		if (!ref_same(a->o[i], b->o[i]) || !ref_same(a->acc[i], b->acc[i]))
 			fail_msg("%s:%d: %s: element %zu: shared scores %a / %a, own %a / %a", __FILE__, __LINE__, what, i,
 				 a->o[i], a->acc[i], b->o[i], b->acc[i]);
 	for (size_t s = 0; s < a->S; s++)
-		if (!same(a->lse[s], b->lse[s]) || !same(a->m[s], b->m[s]) || !same(a->l[s], b->l[s]))
+		if (!ref_same(a->lse[s], b->lse[s]) || !ref_same(a->m[s], b->m[s]) || !ref_same(a->l[s], b->l[s]))
 			fail_msg("%s:%d: %s: split %zu: lse %a vs %a, m %a vs %a, l %a vs %a", __FILE__, __LINE__, what, s,
 				 a->lse[s], b->lse[s], a->m[s], b->m[s], a->l[s], b->l[s]);
 }
