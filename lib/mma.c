@@ -68,9 +68,10 @@
 
 /* ------------------------------------------------------- input formats */
 
-/* The unit tables name the base formats; the saturating variants have the
- * same values (lib/fmt_inline.h), so they are the same inputs. -1: none. */
-static int input_base(skv_format f)
+/* The unit and tile tables name the base formats; the saturating variants
+ * have the same values (lib/fmt_inline.h), so they are the same inputs.
+ * -1: none. */
+int skv_mma_input_base(skv_format f)
 {
 	switch (f) {
 	case SKV_FP16:
@@ -239,14 +240,14 @@ static void unit_fill(skv_mma_unit *u, int gpu, const skv_mma_params *par, skv_f
 
 int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_format in, skv_format out)
 {
-	if (!u || (unsigned)g >= SKV_NGPUS || input_base(in) < 0 || !out_ok(out))
+	if (!u || (unsigned)g >= SKV_NGPUS || skv_mma_input_base(in) < 0 || !out_ok(out))
 		return SKV_EINVAL;
 	if (g == SKV_GPU_IEEE) {
 		unit_fill(u, g, NULL, in, out, "sequential IEEE fma in the output format");
 		return SKV_OK;
 	}
 	for (size_t i = 0; i < sizeof unit_table / sizeof unit_table[0]; i++)
-		if (unit_table[i].g == g && (int)unit_table[i].in == input_base(in) && unit_table[i].out == out) {
+		if (unit_table[i].g == g && (int)unit_table[i].in == skv_mma_input_base(in) && unit_table[i].out == out) {
 			unit_fill(u, g, &unit_table[i].par, in, out, unit_table[i].source);
 			return SKV_OK;
 		}
@@ -255,7 +256,7 @@ int skv_mma_unit_init(skv_mma_unit *u, skv_gpu g, skv_format in, skv_format out)
 
 int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_format in, skv_format out)
 {
-	if (!u || input_base(in) < 0 || !params_ok(par, out))
+	if (!u || skv_mma_input_base(in) < 0 || !params_ok(par, out))
 		return SKV_EINVAL;
 	unit_fill(u, -1, par, in, out, "custom parameters");
 	return SKV_OK;
@@ -264,7 +265,7 @@ int skv_mma_unit_custom(skv_mma_unit *u, const skv_mma_params *par, skv_format i
 /* A unit is well formed when init or custom could have made it. */
 static int unit_ok(const skv_mma_unit *u)
 {
-	if (!u || input_base(u->input) < 0 || !out_ok(u->output))
+	if (!u || skv_mma_input_base(u->input) < 0 || !out_ok(u->output))
 		return 0;
 	if (u->gpu == SKV_GPU_IEEE)
 		return 1;
@@ -286,10 +287,9 @@ double skv_mma_round_out(const skv_mma_unit *u, double v, skv_mma_round m)
 	double r0;
 	if (skv_mma_round_bits(&r0, u, v, m))
 		return r0;
-	const int e_v = expo(v);
 	if (v == 0)
 		return 0.0;
-	int e = e_v;
+	int e = expo(v);
 	if (e < u->emin_out)
 		e = u->emin_out;
 	const int q = e - u->par.out_frac;

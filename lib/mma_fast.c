@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "mma_internal.h"
+#include "scan.h"
 
 /*
  * The sums are those of lib/mma.c's gather + aligned_sum (see the model
@@ -402,15 +403,7 @@ AVX2_ATTR static void lanes_pf(double *pf, const lanes *l, const double *p, size
  * whole instructions, and pf's size. */
 enum { CHUNK = 256 };
 
-/* Column i's chain over the instructions of [0, len) on acc[i]. */
-static void col_chain(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t len,
-		      size_t d)
-{
-	for (size_t k0 = 0; k0 < len; k0 += k)
-		*acc = skv_mma_dot_fast(u, p + k0, 1, v + k0 * d, d, len - k0 < k ? len - k0 : k, *acc);
-}
-
-/* skv_mma_cols with the lanes: per chunk of whole instructions, four
+/* skv_mma_pv with the lanes: per chunk of whole instructions, four
  * columns at a time where cols4 takes them, the others (and the last d %
  * 4) one by one. A chunk's instructions chained are its blocks of n
  * chained from its start (n divides k, skv_mma_tile), which is what cols4
@@ -429,9 +422,9 @@ AVX2_ATTR static void cols_lanes(double *acc, const skv_mma_unit *u, unsigned k,
 		for (; i + 4 <= d; i += 4)
 			if (!cols4(acc + i, u, &l, pk, pf, vk + i, len, d))
 				for (size_t t = i; t < i + 4; t++)
-					col_chain(acc + t, u, k, pk, vk + t, len, d);
+					acc[t] = skv_mma_chain(u, k, pk, 1, vk + t, d, len, acc[t]);
 		for (; i < d; i++)
-			col_chain(acc + i, u, k, pk, vk + i, len, d);
+			acc[i] = skv_mma_chain(u, k, pk, 1, vk + i, d, len, acc[i]);
 	}
 }
 #endif
@@ -468,10 +461,10 @@ void skv_mma_transpose4(double *kt, const double *kr, size_t d)
 			kt[4 * i + t] = kr[t * d + i];
 }
 
-/* acc[i] = the chain of instructions of k products over p[0..n) and column
- * i of v (stride d), from acc[i], for every i < d (lib/scan_mma.c). */
-void skv_mma_cols(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
-		  size_t d)
+/* P.V over d columns (lib/scan.h): four columns at a time where the
+ * lanes take the unit, else each column's skv_mma_chain. */
+void skv_mma_pv(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
+		size_t d)
 {
 #if MMA_AVX2
 	if (vec_cols(u) && k <= NMAX && CHUNK % k == 0 && k % u->par.n == 0) {
@@ -479,44 +472,6 @@ void skv_mma_cols(double *acc, const skv_mma_unit *u, unsigned k, const double *
 		return;
 	}
 #endif
-	for (size_t k0 = 0; k0 < n; k0 += k) {
-		const size_t len = n - k0 < k ? n - k0 : k;
-		for (size_t i = 0; i < d; i++)
-			acc[i] = skv_mma_dot_fast(u, p + k0, 1, v + k0 * d + i, d, len, acc[i]);
-	}
-}
-
-#if MMA_AVX2
-/* An instruction whose blocks all take block_lanes with a finite result is
- * computed there, the lanes set once a chain; any other is
- * skv_mma_dot_fast's, from the same c. */
-AVX2_ATTR static double chain_lanes(const skv_mma_unit *u, unsigned k, const double *a, const double *b, size_t K,
-				    double c)
-{
-	lanes l;
-	lanes_init(&l, u);
-	for (size_t k0 = 0; k0 < K; k0 += k) {
-		const size_t len = K - k0 < k ? K - k0 : k;
-		double d = c;
-		int ok = isfinite(c);
-		for (size_t j0 = 0; ok && j0 < len; j0 += u->par.n) {
-			const unsigned m = len - j0 < u->par.n ? (unsigned)(len - j0) : u->par.n;
-			ok = m % 4 == 0 && block_lanes(&d, u, &l, a + k0 + j0, b + k0 + j0, m, d) && isfinite(d);
-		}
-		c = ok ? d : skv_mma_dot_fast(u, a + k0, 1, b + k0, 1, len, c);
-	}
-	return c;
-}
-#endif
-
-/* skv_mma_chain for contiguous a and b (chain_lanes where it can). */
-double skv_mma_fast_chain(const skv_mma_unit *u, unsigned k, const double *a, const double *b, size_t K, double c)
-{
-#if MMA_AVX2
-	if (vec_unit(u))
-		return chain_lanes(u, k, a, b, K, c);
-#endif
-	for (size_t k0 = 0; k0 < K; k0 += k)
-		c = skv_mma_dot_fast(u, a + k0, 1, b + k0, 1, K - k0 < k ? K - k0 : k, c);
-	return c;
+	for (size_t i = 0; i < d; i++)
+		acc[i] = skv_mma_chain(u, k, p, 1, v + i, d, n, acc[i]);
 }

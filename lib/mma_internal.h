@@ -36,6 +36,10 @@ static inline int skv_mma_round_bits(double *r, const skv_mma_unit *u, double v,
 	return 1;
 }
 
+/* The base input format of f (e4m3-sat: e4m3, ...), -1 if f is no unit
+ * input (lib/mma.c). */
+int skv_mma_input_base(skv_format f);
+
 /* v (exact) rounded once to the unit's output in mode m (lib/mma.c). */
 double skv_mma_round_out(const skv_mma_unit *u, double v, skv_mma_round m);
 
@@ -47,16 +51,6 @@ double skv_mma_special(const skv_mma_unit *u, const double *a, size_t sa, const 
  * c finite (lib/mma_fast.c): the same value as lib/mma.c's gather path. */
 double skv_mma_fast_dot(const skv_mma_unit *u, const double *a, size_t sa, const double *b, size_t sb, size_t K,
 			double c);
-
-/* skv_mma_chain with sa = sb = 1 (lib/mma_fast.c). */
-double skv_mma_fast_chain(const skv_mma_unit *u, unsigned k, const double *a, const double *b, size_t K, double c);
-
-/* For every i < d, acc[i] = the chain of instructions of k products
- * (from index 0, the last short) over p[0..n) and v[j d + i], each
- * skv_mma_dot_fast(u, p + k0, 1, v + k0 d + i, d, len, c) on the c the
- * last left, from acc[i]: P.V over d columns (lib/mma_fast.c). */
-void skv_mma_cols(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
-		  size_t d);
 
 /* kt[4 i + t] = kr[t d + i] for t < 4, i < d: four rows as four columns. */
 void skv_mma_transpose4(double *kt, const double *kr, size_t d);

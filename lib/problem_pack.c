@@ -144,17 +144,31 @@ void skv_pack_encode(void *dst, skv_store s, const double *x, size_t n)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
+#include <stdatomic.h>
 #include <immintrin.h>
 /* F16C present: CPUID leaf 1, ECX bit 29 (bit_F16C), and AVX usable (the OS
  * saves the YMM state, which __builtin_cpu_supports("avx") checks). Asked
  * through cpuid because clang before 16 does not know the "f16c" feature
  * string of __builtin_cpu_supports. */
-static int cpu_has_f16c(void)
+static int cpu_detect_f16c(void)
 {
 	unsigned a, b, c, d;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return 0;
 	return (c & bit_F16C) && __builtin_cpu_supports("avx");
+}
+
+/* Asked once: cpuid costs microseconds in a VM, and every decoded chunk of
+ * an fp16 or FP8 problem asks (an atomic, as the sweep's threads decode). */
+static int cpu_has_f16c(void)
+{
+	static _Atomic int have = -1;
+	int v = atomic_load_explicit(&have, memory_order_relaxed);
+	if (v < 0) {
+		v = cpu_detect_f16c();
+		atomic_store_explicit(&have, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 /* F16C's vcvtph2ps: binary16 to binary32 is exact (every binary16 value is

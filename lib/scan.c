@@ -133,14 +133,13 @@ static double scaled(double s, const skv_scan_consts *sc, const skv_formula_row 
 }
 
 /* The score of key kj: q . kj accumulated by fma in compute (the IEEE
- * arithmetic, cfg->gpu 0), then the formula's scale and offset. */
+ * arithmetic, cfg->gpu 0; scores_mma has the tensor cores'), then the
+ * formula's scale and offset. */
 static double score(const double *q, const double *kj, size_t d, const skv_scan_consts *sc, const skv_formula_row *f,
 		    skv_format c, int hw)
 {
 	double s = 0.0;
-	if (sc->tile_k) /* the GPU's MMA instructions over head_dim from 0 */
-		s = skv_mma_chain(&sc->unit, sc->tile_k, q, 1, kj, 1, d, 0.0);
-	else if (hw)
+	if (hw)
 		s = skv_hw32_dot(q, kj, d); /* the same chain in hardware binary32 (scan_hw32.c) */
 	else
 		for (size_t i = 0; i < d; i++)
@@ -148,17 +147,17 @@ static double score(const double *q, const double *kj, size_t d, const skv_scan_
 	return scaled(s, sc, f, c);
 }
 
-/* z[0..n) = the scores of keys j0 .. j0 + n - 1 on the tensor cores, four
- * keys at a time where kt (8 d doubles, or NULL) is given: their rows
- * (copied into kt + 4 d unless they are a double problem's, as the
- * reader's next call may overwrite a row) and
- * chained together by skv_mma_dot4, the same chains as score()'s; the
- * rest one by one. */
+/* z[0..n) = the scores of keys j0 .. j0 + n - 1 on the tensor cores (the
+ * GPU's MMA instructions over head_dim from 0, then the formula's scale
+ * and offset), four keys at a time with kt (8 d doubles) as scratch: their
+ * rows (copied into kt + 4 d unless they are a double problem's, as the
+ * reader's next call may overwrite a row) chained together by
+ * skv_mma_dot4, the same chains as skv_mma_chain's; the rest one by one. */
 static void scores_mma(double *z, const double *q, skv_rows *rd, size_t d, size_t j0, size_t n,
 		       const skv_scan_consts *sc, const skv_formula_row *f, skv_format c, double *kt)
 {
 	size_t j = 0;
-	for (; kt && j + 4 <= n; j += 4) {
+	for (; j + 4 <= n; j += 4) {
 		const double *kr = kt + 4 * d;
 		if (skv_rows_plain(rd))
 			kr = skv_rows_k(rd, j0 + j - rd->lo);
@@ -171,7 +170,8 @@ static void scores_mma(double *z, const double *q, skv_rows *rd, size_t d, size_
 			z[j + t] = scaled(s[t], sc, f, c);
 	}
 	for (; j < n; j++)
-		z[j] = score(q, skv_rows_k(rd, j0 + j - rd->lo), d, sc, f, c, 0);
+		z[j] = scaled(skv_mma_chain(&sc->unit, sc->tile_k, q, 1, skv_rows_k(rd, j0 + j - rd->lo), 1, d, 0.0), sc,
+			      f, c);
 }
 
 void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
@@ -179,7 +179,7 @@ void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t 
 {
 	const int hw = skv_hw32_on(cfg);
 	const skv_formula_row *f = &formulas[cfg->formula];
-	if (sc->tile_k && lo < hi) {
+	if (sc->tile_k) {
 		scores_mma(z + lo, q, rd, d, lo, hi - lo, sc, f, cfg->compute, kt);
 		return;
 	}

@@ -108,9 +108,9 @@ static inline size_t skv_scan_zlen(size_t scores, size_t d, const skv_config *cf
 /* z[j] for lo <= j < hi (keys read through rd as in skv_scan): the score of key j exactly as skv_scan computes
  * it (q already q-scaled by the caller): it depends on q, k_j, cfg's
  * compute format, formula and base and the constants sc, not on any block
- * or split, so scans that differ only there may share it (st->z). kt:
- * NULL, or 8 d doubles of scratch that let the tensor-core path score
- * four keys at once (skv_scan_zlen's tail is one). */
+ * or split, so scans that differ only there may share it (st->z). kt: 8 d
+ * doubles of scratch for a tensor-core config (the tensor-core path scores
+ * four keys at once), else unused. */
 void skv_scan_scores(double *z, const double *q, skv_rows *rd, size_t d, size_t lo, size_t hi,
 		     const skv_scan_consts *sc, const skv_config *cfg, double *kt);
 

@@ -68,16 +68,10 @@ static const struct {
 	{SKV_GPU_B200, SKV_E5M2, 32, "tcgen05.mma kind::f8f6f4 K32, mma.sync m16n8k32"},
 };
 
-/* The saturating FP8 variants hold the same values: the same operands. */
-static skv_format operand(skv_format f)
-{
-	return f == SKV_E4M3_SAT ? SKV_E4M3 : f == SKV_E5M2_SAT ? SKV_E5M2 : f;
-}
-
 int skv_mma_tile(unsigned *k, const char **instr, skv_gpu g, skv_format in)
 {
 	for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++)
-		if (tiles[i].g == g && tiles[i].in == operand(in)) {
+		if (tiles[i].g == g && (int)tiles[i].in == skv_mma_input_base(in)) {
 			if (k)
 				*k = tiles[i].k;
 			if (instr)
@@ -93,26 +87,13 @@ int skv_mma_tile(unsigned *k, const char **instr, skv_gpu g, skv_format in)
 double skv_mma_chain(const skv_mma_unit *u, unsigned k, const double *a, size_t sa, const double *b, size_t sb,
 		     size_t K, double c)
 {
-	if (sa == 1 && sb == 1)
-		return skv_mma_fast_chain(u, k, a, b, K, c);
 	for (size_t k0 = 0; k0 < K; k0 += k)
 		c = skv_mma_dot_fast(u, a + k0 * sa, sa, b + k0 * sb, sb, K - k0 < k ? K - k0 : k, c);
 	return c;
 }
 
-/* P.V of one block of n keys: acc[i] += sum_j p[j] v[j d + i], the keys in
- * instructions of k from the block's first, c the running acc[i]. Each
- * acc[i] is its own chain, so the instructions go key step by key step
- * over all i (V's rows of one step stay in cache) with the same result as
- * one chain per i. */
-void skv_mma_pv(double *acc, const skv_mma_unit *u, unsigned k, const double *p, const double *v, size_t n,
-		size_t d)
-{
-	skv_mma_cols(acc, u, k, p, v, n, d);
-}
-
 /* Four keys as the four columns of one P.V over head_dim, q its A
- * operand: skv_mma_cols cuts instructions of k from index 0 and gives
+ * operand: skv_mma_pv cuts instructions of k from index 0 and gives
  * column t skv_mma_dot_fast(q + k0, 1, kt + 4 k0 + t, 4, len, c) on the c
  * the last left, which is skv_mma_chain's instruction on key t (the block
  * FMA reads values, not addresses). */
@@ -122,7 +103,7 @@ void skv_mma_dot4(double s[4], const skv_mma_unit *u, unsigned k, const double *
 	skv_mma_transpose4(kt, kr, d);
 	for (int t = 0; t < 4; t++)
 		s[t] = 0.0;
-	skv_mma_cols(s, u, k, q, kt, d, 4);
+	skv_mma_pv(s, u, k, q, kt, d, 4);
 }
 
 void skv_scan_mma_init(skv_scan_consts *sc, const skv_config *cfg)
