@@ -329,13 +329,11 @@ static int grade_sources_of(grade_sources *s, const grade_args *a, message *e)
 		if (a->tensor[id])
 			st = grade_sources_set(s, id, a->tensor[id], NULL, e);
 	/* raw, lse-base and scale as the manifest reads them */
-	char line[512];
 	const char *keys[3] = {"raw", "lse-base", "scale"}, *vals[3] = {a->raw, a->base, a->scale};
 	for (int k = 0; k < 3 && st == SKV_OK; k++) {
 		if (!vals[k])
 			continue;
-		snprintf(line, sizeof line, "%s = %s", keys[k], vals[k]);
-		if ((st = grade_manifest_parse(s, line, strlen(line), "the command line", NULL, e)) != SKV_OK)
+		if ((st = grade_sources_option(s, keys[k], vals[k])) != SKV_OK)
 			msg_set(e, "skv grade: --%s=%s: expected %s", keys[k], vals[k],
 				k == 0 ? "bf16, f16, e4m3 or e5m2" : k == 1 ? "e, 2 or auto" : "a positive finite number");
 	}

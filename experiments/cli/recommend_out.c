@@ -269,11 +269,9 @@ void rec_print_text(FILE *f, const rec_opts *o, const rec_result *r)
 	cli_wrap(f, p.s, 0, 0, 96);
 }
 
-/* The KV cache's format as skv run's kv_cache column writes it. */
-static const char *kv_name(const rec_opts *o)
-{
-	return o->kv.format ? fmt_name((skv_format)(o->kv.format - 1)) : "none";
-}
+/* The KV cache's format as skv run's kv_cache column writes it (the
+ * parameter's own names). */
+static const char *kv_name(const rec_opts *o) { return params[P_KV_CACHE].en->name((unsigned)o->kv.format); }
 
 /* The request's columns, the same on every row (as skv run's CSV repeats
  * its parameters), so a row read alone says what it measured. */

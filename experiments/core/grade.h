@@ -71,6 +71,10 @@ int grade_manifest_parse(grade_sources *s, const char *text, size_t len, const c
 			 const char *dir, message *e);
 /* The same from a file (at most 1 MiB). */
 int grade_manifest_read(grade_sources *s, const char *path, message *e);
+/* The manifest's raw, lse-base or scale (key) set to value, read as a
+ * manifest line reads it (blanks around it trimmed); SKV_EINVAL, s
+ * unchanged, for another key or a value the key does not take. */
+int grade_sources_option(grade_sources *s, const char *key, const char *value);
 
 /* A dump read and checked: every value as stored, decoded exactly. */
 typedef struct {

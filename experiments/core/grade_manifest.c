@@ -188,6 +188,27 @@ static int parse_scale(double *x, const char *v)
 	return SKV_OK;
 }
 
+/* The value of an option key (MK_RAW, MK_BASE, MK_SCALE) into s. */
+static int option_set(grade_sources *s, int id, const char *v)
+{
+	return id == MK_RAW ? parse_raw(&s->raw, v) : id == MK_BASE ? parse_base(&s->base, v)
+		: id == MK_SCALE ? parse_scale(&s->scale, v) : SKV_EINVAL;
+}
+
+int grade_sources_option(grade_sources *s, const char *key, const char *value)
+{
+	const size_t b = strspn(value, " \t");
+	size_t n = strlen(value + b);
+	while (n > 0 && (value[b + n - 1] == ' ' || value[b + n - 1] == '\t'))
+		n--;
+	char *v = strndup(value + b, n);
+	if (!v)
+		return SKV_ENOMEM;
+	const int id = key_id(key), st = id >= GT_N ? option_set(s, id, v) : SKV_EINVAL;
+	free(v);
+	return st;
+}
+
 static int line_err(message *e, const char *label, size_t line, const char *what, const char *v)
 {
 	msg_set(e, "skv grade: %s:%zu: %s%s%s%s", label, line, what, v ? " '" : "", v ? v : "", v ? "'" : "");
@@ -221,13 +242,9 @@ static int manifest_line(grade_sources *s, unsigned char *seen, char *text, cons
 			return line_err(e, label, line, "expected FILE or FILE.safetensors:NAME, found", v);
 		return st;
 	}
-	if (id == MK_RAW && parse_raw(&s->raw, v) != SKV_OK)
-		return line_err(e, label, line, "raw is one of bf16, f16, e4m3, e5m2, not", v);
-	if (id == MK_BASE && parse_base(&s->base, v) != SKV_OK)
-		return line_err(e, label, line, "lse-base is one of e, 2, auto, not", v);
-	if (id == MK_SCALE && parse_scale(&s->scale, v) != SKV_OK)
-		return line_err(e, label, line, "scale is a positive finite number, not", v);
-	return SKV_OK;
+	static const char *const why[] = {"raw is one of bf16, f16, e4m3, e5m2, not",
+					  "lse-base is one of e, 2, auto, not", "scale is a positive finite number, not"};
+	return option_set(s, id, v) == SKV_OK ? SKV_OK : line_err(e, label, line, why[id - GT_N], v);
 }
 
 static int sources_copy(grade_sources *d, const grade_sources *s)
