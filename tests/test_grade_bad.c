@@ -282,6 +282,9 @@ static void test_bad_flags(void **state)
 	REFUSED(a9, "unknown preset 'nope'");
 	char *a10[] = {"grade", p, "--scale=-1", NULL};
 	REFUSED(a10, "--scale=-1: expected a positive finite number");
+	/* a value is one value: a newline in it is no second manifest line */
+	char *a10n[] = {"grade", p, "--scale=0.5\nq = x.npy", NULL};
+	REFUSED(a10n, "--scale=0.5\\nq = x.npy: expected a positive finite number");
 	char *a11[] = {"grade", p, "--bogus=1", NULL};
 	REFUSED(a11, "unknown option --bogus");
 	char *a12[] = {"grade", "/nonexistent/dir", NULL}, *out, *e;
