@@ -4,7 +4,8 @@ set -eu
 lib=$1 header=$2
 tmp=${TMPDIR:-/tmp}/skv-exports.$$
 trap 'rm -f "$tmp".*' EXIT
-sed -n 's/^[a-z][^(]*[ *]\(skv_[a-z0-9_]*\)(.*/\1/p' "$header" | sort -u > "$tmp.want"
+# the names the version script makes global (scripts/exports.sh reads the header)
+sh "$(dirname "$0")/exports.sh" "$header" | sed -n 's/^[[:space:]]*\(skv_[a-z0-9_]*\);$/\1/p' | sort -u > "$tmp.want"
 nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWi]$/ { sub(/@.*/, "", $3); print $3 }' | sort -u > "$tmp.got"
 extra=$(comm -13 "$tmp.want" "$tmp.got" | tr '\n' ' ')
 missing=$(comm -23 "$tmp.want" "$tmp.got" | tr '\n' ' ')

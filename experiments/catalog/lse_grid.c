@@ -151,17 +151,10 @@ static int lse_grid(FILE *f, const results *r, message *e)
 	grid_fmt g[8];
 	size_t ng = 0;
 	const char *seen[8];
-	for (size_t p = 0; p < r->npoints && ng < 8; p++) {
-		const char *v = results_get(r, p, "lse");
-		size_t k = 0;
-		while (v && k < ng && strcmp(seen[k], v) != 0)
-			k++;
-		if (!v || k < ng)
-			continue;
-		if (grid_of(&g[ng], r, m, v) != SKV_OK)
+	const size_t nv = narr_values(seen, 8, r, "lse");
+	for (; ng < nv; ng++)
+		if (grid_of(&g[ng], r, m, seen[ng]) != SKV_OK)
 			return narr_generic(f, r, e);
-		seen[ng++] = v;
-	}
 	if (ng == 0)
 		return narr_generic(f, r, e);
 	char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], d[NARR_NUM], w[NARR_NUM];

@@ -112,12 +112,11 @@ static size_t same_weights(size_t *n, const results *r, size_t m, const char *a,
 static void grid_sentence(FILE *f, const results *r, size_t m, const narr_jump *j)
 {
 	const char *fmt = results_get(r, j->point, "lse");
-	double off, ctx;
-	skv_format lf;
-	if (!fmt || skv_format_parse(&lf, fmt) != SKV_OK || results_number(&off, r, j->point, "lse_offset", NULL))
+	double off, lse;
+	int have_ctx;
+	const double h = narr_jump_spacing(r, j, &off, &lse, &have_ctx);
+	if (isnan(h))
 		return;
-	const int have_ctx = results_number(&ctx, r, j->point, "ctx", NULL) == SKV_OK && ctx >= j->s_a;
-	const double lse = off + (have_ctx ? log(ctx / j->s_a) : 0), h = skv_ulp(lf, lse);
 	char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], d[NARR_NUM];
 	fprintf(f, " At LSE offset %s, %s stores LSEs %s apart", narr_val(a, off), fmt, narr_num(b, h));
 	if (have_ctx)

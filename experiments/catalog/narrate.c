@@ -182,19 +182,20 @@ int narr_jumps(FILE *f, const results *r, size_t m, const char *by, narr_jump *b
 		if (i == NO_GROUP)
 			continue;
 		char a[NARR_NUM], b[NARR_NUM], c[NARR_NUM], d[NARR_NUM], q[NARR_NUM], lab[NARR_LABEL], who[NARR_LABEL];
-		if (!shown)
+		if (!shown && f)
 			fputs(" Between neighbouring split counts (2 to 64) the median moves by up to a factor of ", f);
 		narr_group_label(lab, &cv.g, r, i, per ? by : NULL);
 		if (per)
 			label_value(who, sizeof who, by, groups_value(&byv, r, j, 0));
-		fprintf(f, "%s%s%s%s (%s%s%s at S = %s, %s at S = %s)", narr_sep(shown, n), narr_num(q, t[i].ratio),
-			per ? " with " : "", per ? who : "", lab, *lab ? ": " : "", narr_num(a, t[i].y_a),
-			narr_val(b, t[i].x_a), narr_num(c, t[i].y_b), narr_val(d, t[i].x_b));
+		if (f)
+			fprintf(f, "%s%s%s%s (%s%s%s at S = %s, %s at S = %s)", narr_sep(shown, n),
+				narr_num(q, t[i].ratio), per ? " with " : "", per ? who : "", lab, *lab ? ": " : "",
+				narr_num(a, t[i].y_a), narr_val(b, t[i].x_a), narr_num(c, t[i].y_b), narr_val(d, t[i].x_b));
 		if (best && !(t[i].ratio <= best->ratio))
 			*best = (narr_jump){t[i].ratio, cv.g.first[i], t[i].x_a, t[i].y_a, t[i].x_b, t[i].y_b};
 		shown++;
 	}
-	if (shown)
+	if (shown && f)
 		fputs(".", f);
 	groups_free(&byv);
 	narr_curves_free(&cv);
@@ -273,4 +274,30 @@ int narr_ratios_to(narr_ratios *out, const results *r, const char *col, const ch
 	}
 	narr_curves_free(&cv);
 	return SKV_OK;
+}
+
+size_t narr_values(const char **v, size_t cap, const results *r, const char *col)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < r->npoints; p++) {
+		const char *x = results_get(r, p, col);
+		size_t k = 0;
+		while (x && k < n && strcmp(v[k], x) != 0)
+			k++;
+		if (x && k == n && n < cap)
+			v[n++] = x;
+	}
+	return n;
+}
+
+double narr_jump_spacing(const results *r, const narr_jump *j, double *off, double *lse, int *have_ctx)
+{
+	const char *fmt = results_get(r, j->point, "lse");
+	skv_format lf;
+	double ctx;
+	if (!fmt || skv_format_parse(&lf, fmt) != SKV_OK || results_number(off, r, j->point, "lse_offset", NULL))
+		return NAN;
+	*have_ctx = results_number(&ctx, r, j->point, "ctx", NULL) == SKV_OK && ctx >= j->s_a;
+	*lse = *off + (*have_ctx ? log(ctx / j->s_a) : 0);
+	return skv_ulp(lf, *lse);
 }

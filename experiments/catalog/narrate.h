@@ -96,7 +96,7 @@ int narr_is_weighted(const char *merge);
  * a factor of 35 with LSE bf16 (LSE offset 1000: 0.9 at S = 12, 0.026 at
  * S = 13), ...". *best (when not NULL) gets the largest of them: its ratio
  * (NaN when no curve has two neighbouring counts; nothing is written
- * then) and a point of its curve. */
+ * then) and a point of its curve. f NULL: *best only, nothing written. */
 typedef struct {
 	double ratio;
 	size_t point;
@@ -104,6 +104,13 @@ typedef struct {
 } narr_jump;
 
 int narr_jumps(FILE *f, const results *r, size_t m, const char *by, narr_jump *best, message *e);
+/* The distinct values of col in sweep order: up to cap pointers into r. */
+size_t narr_values(const char **v, size_t cap, const results *r, const char *col);
+/* The spacing of the LSE format's values at a jump's point: at the split
+ * LSE offset + ln(ctx / S_a) (*lse; *have_ctx 0 when ctx is missing or
+ * below S_a, then the offset alone), *off the offset. NaN when the point
+ * has no LSE format or offset. */
+double narr_jump_spacing(const results *r, const narr_jump *j, double *off, double *lse, int *have_ctx);
 
 /* The findings of tensor-cores and tensor-cores-fp8 (catalog/tensor_cores.c):
  * each GPU's errors as ratios to IEEE arithmetic's at the same point. */

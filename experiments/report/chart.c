@@ -172,6 +172,15 @@ static void write_header(FILE *f, const chart_plan *p)
 	fputc('\n', f);
 }
 
+/* Curve si's name: "partial fp16, LSE bf16". */
+static char *series_label(char *buf, size_t n, const chart_plan *p, size_t si)
+{
+	const char *vals[sizeof p->skeys / sizeof *p->skeys];
+	for (size_t k = 0; k < p->series.nkeys; k++)
+		vals[k] = groups_value(&p->series, p->r, si, k);
+	return label_join(buf, n, p->series.key, vals, p->series.nkeys);
+}
+
 static void write_names(FILE *f, const chart_plan *p)
 {
 	const results *r = p->r;
@@ -184,10 +193,7 @@ static void write_names(FILE *f, const chart_plan *p)
 	}
 	fprintf(f, "]\nnseries = %zu\narray series[%zu] = [", p->series.n, p->series.n);
 	for (size_t i = 0; i < p->series.n; i++) {
-		const char *vals[sizeof p->skeys / sizeof *p->skeys];
-		for (size_t k = 0; k < p->series.nkeys; k++)
-			vals[k] = groups_value(&p->series, r, i, k);
-		label_join(buf, sizeof buf, p->series.key, vals, p->series.nkeys);
+		series_label(buf, sizeof buf, p, i);
 		fputs(i ? ", " : "", f);
 		/* "": no legend entry (none at all past CHART_LEGEND_MAX curves) */
 		put_str(f, p->legend ? buf : "");
@@ -269,7 +275,6 @@ static void write_floors(FILE *f, const chart_plan *p)
  * others, which a reader would otherwise miss; appended to note[len..n). */
 static size_t note_under(char *note, size_t n, size_t len, const chart_plan *p)
 {
-	const results *r = p->r;
 	for (size_t t = 0; t < p->series.n && p->legend; t++) {
 		size_t k = 0, m = 0;
 		for (size_t i = 0; i < p->series.n; i++)
@@ -278,19 +283,13 @@ static size_t note_under(char *note, size_t n, size_t len, const chart_plan *p)
 			if (p->under[i] != t)
 				continue;
 			char lab[256];
-			const char *vals[sizeof p->skeys / sizeof *p->skeys];
-			for (size_t j = 0; j < p->series.nkeys; j++)
-				vals[j] = groups_value(&p->series, r, i, j);
-			label_join(lab, sizeof lab, p->series.key, vals, p->series.nkeys);
+			series_label(lab, sizeof lab, p, i);
 			len += (size_t)snprintf(note + len, n - len, "%s%s", k ? (k + 1 == m ? " and " : ", ") : len ? "; " : "", lab);
 			k++;
 		}
 		if (m && len < n) {
 			char lab[256];
-			const char *vals[sizeof p->skeys / sizeof *p->skeys];
-			for (size_t j = 0; j < p->series.nkeys; j++)
-				vals[j] = groups_value(&p->series, r, t, j);
-			label_join(lab, sizeof lab, p->series.key, vals, p->series.nkeys);
+			series_label(lab, sizeof lab, p, t);
 			len += (size_t)snprintf(note + len, n - len, " lie%s on %s (within 2%%)", m == 1 ? "s" : "", lab);
 		}
 	}

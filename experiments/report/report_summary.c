@@ -39,21 +39,6 @@ static int is(const results *r, size_t p, const char *col, const char *v)
 	return x && strcmp(x, v) == 0;
 }
 
-/* The distinct values of col in sweep order: up to cap pointers into r. */
-static size_t values(const char **v, size_t cap, const results *r, const char *col)
-{
-	size_t n = 0;
-	for (size_t p = 0; p < r->npoints; p++) {
-		const char *x = results_get(r, p, col);
-		size_t k = 0;
-		while (x && k < n && strcmp(v[k], x) != 0)
-			k++;
-		if (x && k == n && n < cap)
-			v[n++] = x;
-	}
-	return n;
-}
-
 /* ------------------------------------------------------ LSE storage */
 
 /* The worst median normwise error over split counts >= 2 of LSE format
@@ -77,7 +62,7 @@ static double worst(size_t *at, const results *r, const char *fmt, double off)
 static void lse_storage(FILE *f, const results *r)
 {
 	const char *fmt[8];
-	size_t nf = values(fmt, 8, r, "lse"), at, top = NO_GROUP;
+	size_t nf = narr_values(fmt, 8, r, "lse"), at, top = NO_GROUP;
 	double lo = INFINITY, hi = -INFINITY, w = -INFINITY;
 	for (size_t p = 0; p < r->npoints; p++)
 		lo = fmin(lo, num(r, p, "lse_offset")), hi = fmax(hi, num(r, p, "lse_offset"));
@@ -111,21 +96,14 @@ static void lse_storage(FILE *f, const results *r)
  * what one spacing more of every score does. */
 static int structure(FILE *f, const results *r, const char *name)
 {
-	char *junk = NULL;
-	size_t jl = 0;
-	FILE *d = open_memstream(&junk, &jl);
-	if (!d)
-		return SKV_ENOMEM;
 	narr_jump jp;
-	int rc = narr_jumps(d, r, narr_metric(r, "norm_rel_err"), "lse", &jp, NULL);
-	fclose(d);
-	free(junk);
-	skv_format lf;
+	int rc = narr_jumps(NULL, r, narr_metric(r, "norm_rel_err"), "lse", &jp, NULL);
 	const char *fmt = rc || isnan(jp.ratio) ? NULL : results_get(r, jp.point, "lse");
-	if (!fmt || skv_format_parse(&lf, fmt) != SKV_OK)
+	double off, lse;
+	int have_ctx;
+	const double h = fmt ? narr_jump_spacing(r, &jp, &off, &lse, &have_ctx) : NAN;
+	if (isnan(h))
 		return rc;
-	const double off = num(r, jp.point, "lse_offset"), ctx = num(r, jp.point, "ctx");
-	const double h = skv_ulp(lf, off + (ctx >= jp.s_a ? log(ctx / jp.s_a) : 0));
 	char q[NARR_NUM], o[NARR_NUM], ya[NARR_NUM], sa[NARR_NUM], yb[NARR_NUM], sb[NARR_NUM], hh[NARR_NUM], eh[NARR_NUM];
 	char a[NARR_NUM];
 	fprintf(f, "- **Not a smooth curve** ([%s](#%s)). Neighbouring split counts can differ by a factor of %s "
@@ -160,7 +138,7 @@ static int structure(FILE *f, const results *r, const char *name)
 static void partials(FILE *f, const results *r)
 {
 	const char *fmt[8];
-	size_t nf = values(fmt, 8, r, "partial");
+	size_t nf = narr_values(fmt, 8, r, "partial");
 	if (!nf || !narr_has_value(r, "lse", "fp64") || !results_varies(r, "splits"))
 		return;
 	char a[NARR_NUM], b[NARR_NUM];
@@ -216,7 +194,7 @@ static double ratio(size_t *at, const results *r, const char *preset, double off
 static void presets(FILE *f, const results *r)
 {
 	const char *pre[64];
-	size_t np = values(pre, 64, r, "preset"), prod = 0, within = 0, wi = NO_GROUP, at, wat = NO_GROUP;
+	size_t np = narr_values(pre, 64, r, "preset"), prod = 0, within = 0, wi = NO_GROUP, at, wat = NO_GROUP;
 	double worst = -INFINITY;
 	for (size_t i = 0; i < np; i++) {
 		if (reference(pre[i]))
@@ -273,7 +251,7 @@ static const char *hazards(char *buf, size_t n, const results *e, const char *pr
 static void empty(FILE *f, const results *e)
 {
 	const char *pre[64];
-	size_t np = values(pre, 64, e, "preset"), bad = 0;
+	size_t np = narr_values(pre, 64, e, "preset"), bad = 0;
 	char h[256];
 	for (size_t i = 0; i < np; i++)
 		bad += hazards(h, sizeof h, e, pre[i]) && *h;
@@ -327,7 +305,7 @@ static void tensor_cores(FILE *f, const results *t16, const results *t8)
 static void kv_caches(FILE *f, const results *r)
 {
 	const char *fm[16];
-	const size_t nf = values(fm, 16, r, "kv_cache");
+	const size_t nf = narr_values(fm, 16, r, "kv_cache");
 	if (!nf || isnan(med(r, 0, "orig_norm_rel_err")) || isnan(med(r, 0, "norm_rel_err")))
 		return;
 	char a[NARR_NUM], b[NARR_NUM];
@@ -387,7 +365,7 @@ static void decision_table(FILE *f, const results *r, const results *e)
 {
 	const char *pre[64];
 	double off[64];
-	size_t np = values(pre, 64, r, "preset"), no = 0, at;
+	size_t np = narr_values(pre, 64, r, "preset"), no = 0, at;
 	for (size_t p = 0; p < r->npoints && no < 64; p++) {
 		const double o = num(r, p, "lse_offset");
 		size_t k = 0;
