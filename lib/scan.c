@@ -218,15 +218,23 @@ static void rescale(skv_scan_state *st, double mo, double mn, size_t d, const sk
 		st->acc[i] = acc_keep(cfg, skv_mul_i(c, st->acc[i], a));
 }
 
-/* p of a score z against the running max m (finite). */
-static double prob(double z, double m, const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
+/* What p's exponent subtracts, from the running max m (finite), the same
+ * for every key of a block: raw formulas RN(m c) (FA3 on FP8: max_scaled
+ * = fma(m, c, -8)), the others m. */
+static double max_term(double m, const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
 {
 	const skv_format c = cfg->compute;
-	if (f->raw && sc->maxoff != 0) /* FA3 on FP8: max_scaled = fma(m, c, -8) */
-		return k_exp(cfg, skv_fma_i(c, z, sc->scale, -skv_fma_i(c, m, sc->scale, -sc->maxoff)));
-	if (f->raw)
-		return k_exp(cfg, skv_fma_i(c, z, sc->scale, -skv_mul_i(c, m, sc->scale)));
-	return k_exp(cfg, skv_sub_i(c, z, m));
+	if (f->raw && sc->maxoff != 0)
+		return skv_fma_i(c, m, sc->scale, -sc->maxoff);
+	return f->raw ? skv_mul_i(c, m, sc->scale) : m;
+}
+
+/* p of a score z against the max term mt (max_term): e(fma(z, c, -mt))
+ * for raw formulas, e(z - mt) for the others. */
+static double prob(double z, double mt, const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
+{
+	const skv_format c = cfg->compute;
+	return k_exp(cfg, f->raw ? skv_fma_i(c, z, sc->scale, -mt) : skv_sub_i(c, z, mt));
 }
 
 /* Adds p (of key j, range start lo) to the exp-sum: its lane's, or the one
@@ -281,12 +289,13 @@ static int block_max(skv_scan_state *st, double *alpha, const double *zbuf, size
 	return 1;
 }
 
-/* P of key j from its score z against the running max, added to the
- * block's sum *bs (formulas that sum a block apart) or to the state's. */
-static double p_summed(skv_scan_state *st, double *bs, double z, size_t j, size_t lo, const skv_scan_consts *sc,
-		       const skv_formula_row *f, const skv_config *cfg)
+/* P of key j from its score z against the running max's term mt, added
+ * to the block's sum *bs (formulas that sum a block apart) or to the
+ * state's. */
+static double p_summed(skv_scan_state *st, double *bs, double z, double mt, size_t j, size_t lo,
+		       const skv_scan_consts *sc, const skv_formula_row *f, const skv_config *cfg)
 {
-	const double pj = prob(z, st->m, sc, f, cfg);
+	const double pj = prob(z, mt, sc, f, cfg);
 	if (f->blocksum)
 		*bs = skv_add_i(cfg->compute, *bs, pj);
 	else
@@ -304,8 +313,9 @@ static void scan_block(skv_scan_state *st, const double *q, skv_rows *rd, size_t
 		zbuf[j - b0] = score_of(st, q, rd, j, d, sc, f, c, hw);
 	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
 		return;
+	const double mt = max_term(st->m, sc, f, cfg);
 	for (size_t j = b0; j < b1; j++) {
-		const double pj = p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg);
+		const double pj = p_summed(st, &bs, zbuf[j - b0], mt, j, lo, sc, f, cfg);
 		/* FlashAttention converts P to the input type before its
 		 * tensor-core P.V; the sum above uses the unrounded P. */
 		pv_add(st, skv_round_i(pf, pj), skv_rows_v(rd, j - rd->lo), d, cfg, hw);
@@ -354,8 +364,9 @@ static void scan_block_mma(skv_scan_state *st, const double *q, skv_rows *rd, si
 		scores_mma(zbuf, q, rd, d, b0, b1 - b0, sc, f, c, vs);
 	if (!block_max(st, &alpha, zbuf, b1 - b0, d, sc, f, cfg))
 		return;
+	const double mt = max_term(st->m, sc, f, cfg);
 	for (size_t j = b0; j < b1; j++) /* P rounded: the A operand of P.V */
-		zbuf[j - b0] = skv_round_i(cfg->p, p_summed(st, &bs, zbuf[j - b0], j, lo, sc, f, cfg));
+		zbuf[j - b0] = skv_round_i(cfg->p, p_summed(st, &bs, zbuf[j - b0], mt, j, lo, sc, f, cfg));
 	pv_mma(st->acc, sc, zbuf, rd, b0, b1 - b0, d, vs);
 	if (f->blocksum)
 		st->l = skv_fma_i(c, st->l, alpha, bs);
@@ -377,8 +388,9 @@ static void scan_pnorm(skv_scan_state *st, const double *q, skv_rows *rd, size_t
 	if (m == -INFINITY)
 		return;
 	st->m = m;
+	const double mt = max_term(m, sc, f, cfg);
 	for (size_t j = lo; j < hi; j++) {
-		zbuf[j - lo] = prob(zbuf[j - lo], m, sc, f, cfg);
+		zbuf[j - lo] = prob(zbuf[j - lo], mt, sc, f, cfg);
 		sum_add(st, zbuf[j - lo], j, lo, cfg);
 	}
 	double l = cfg->lanes > 1 ? skv_butterfly(st->lane, cfg->lanes, c) : st->l;
