@@ -105,30 +105,36 @@ static int add_arg(shard_set *s, const char *arg, message *e)
 static int check_set(const shard_set *s, message *e)
 {
 	const shard_header *h0 = &s->in[0].h;
-	for (size_t i = 1; i < s->n; i++) {
+	/* at[k]: 1 + the first input that is shard k (the identity holds the
+	 * shard count, so every k of a matching header is in 1..h0->n) */
+	size_t *at = calloc((size_t)h0->n + 1, sizeof *at);
+	if (!at) {
+		msg_set(e, "skv merge: out of memory");
+		return SKV_ENOMEM;
+	}
+	int st = SKV_OK;
+	at[h0->k] = 1;
+	for (size_t i = 1; i < s->n && st == SKV_OK; i++) {
 		const shard_header *h = &s->in[i].h;
 		char why[256];
 		if (shard_foreign(why, sizeof why, h, h0->identity, h0->identity_len)) {
 			msg_set(e, "skv merge: '%s' is a shard of another run than '%s' (%s)", s->in[i].path, s->in[0].path, why);
-			return SKV_EINVAL;
+			st = SKV_EINVAL;
+		} else if (at[h->k]) {
+			msg_set(e, "skv merge: shard %u/%u is given twice: '%s' and '%s'", h->k, h->n, s->in[at[h->k] - 1].path,
+				s->in[i].path);
+			st = SKV_EINVAL;
+		} else {
+			at[h->k] = i + 1;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (s->in[j].h.k == h->k) {
-				msg_set(e, "skv merge: shard %u/%u is given twice: '%s' and '%s'", h->k, h->n, s->in[j].path,
-					s->in[i].path);
-				return SKV_EINVAL;
-			}
 	}
-	for (unsigned k = 1; k <= h0->n; k++) {
-		size_t i = 0;
-		while (i < s->n && s->in[i].h.k != k)
-			i++;
-		if (i == s->n) {
+	for (unsigned k = 1; k <= h0->n && st == SKV_OK; k++)
+		if (!at[k]) {
 			msg_set(e, "skv merge: shard %u/%u is missing (%zu of the %u shards given)", k, h0->n, s->n, h0->n);
-			return SKV_EINVAL;
+			st = SKV_EINVAL;
 		}
-	}
-	return SKV_OK;
+	free(at);
+	return st;
 }
 
 /* Where merge writes each line: into OUT when the lines share a folder

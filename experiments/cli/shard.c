@@ -32,6 +32,19 @@ int shard_parse(shard_mode *m, const char *value, message *e)
 	return SKV_OK;
 }
 
+int shard_mode_flag(shard_mode *m, int argc, char **argv, int *i, message *e)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "--resume") == 0 || strcmp(a, "--estimate") == 0) {
+		*(a[2] == 'r' ? &m->resume : &m->estimate) = 1;
+		return 1;
+	}
+	if (strncmp(a, "--shard=", 8) != 0 && strcmp(a, "--shard") != 0)
+		return 0;
+	const char *v = a[7] == '=' ? a + 8 : *i + 1 < argc ? argv[++*i] : "";
+	return shard_parse(m, v, e) == SKV_OK ? 1 : -1;
+}
+
 int shard_run_args(shard_mode *m, char **source, char **rest, int *nrest, int argc, char **argv, message *e)
 {
 	size_t len;
@@ -43,12 +56,9 @@ int shard_run_args(shard_mode *m, char **source, char **rest, int *nrest, int ar
 		fprintf(f, "run %s", argv[0]);
 	for (int i = 1; i < argc && st == SKV_OK; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--resume") == 0 || strcmp(a, "--estimate") == 0) {
-			*(a[2] == 'r' ? &m->resume : &m->estimate) = 1;
-			continue;
-		}
-		if (strncmp(a, "--shard=", 8) == 0 || strcmp(a, "--shard") == 0) {
-			st = shard_parse(m, a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : "", e);
+		const int mode = shard_mode_flag(m, argc, argv, &i, e);
+		if (mode) {
+			st = mode < 0 ? SKV_EINVAL : SKV_OK;
 			continue;
 		}
 		rest[(*nrest)++] = argv[i];

@@ -23,6 +23,10 @@ typedef struct shard_mode_s {
 
 /* Parses the value of --shard=K/N. SKV_EINVAL with a message naming it. */
 int shard_parse(shard_mode *m, const char *value, message *e);
+/* --resume, --estimate, --shard=K/N (or --shard K/N) at argv[*i] into m
+ * (*i past a separate value): 1 when it was one of them, 0 when not, -1
+ * for a bad --shard (the message in e). */
+int shard_mode_flag(shard_mode *m, int argc, char **argv, int *i, message *e);
 /* skv run's arguments argv[0..argc) (argv[0] the experiment): --shard,
  * --resume and --estimate into m, the others into rest[0..*nrest) (room
  * for argc), and the run as a suite line into *source (malloc'd; m points

@@ -56,21 +56,6 @@ static void locate(message *e, const char *where)
 	free(m);
 }
 
-/* --resume, --estimate, --shard=K/N (or --shard K/N) at argv[*i] into m:
- * 1 when it was one of them, 0 when not, -1 for a bad --shard. */
-static int mode_flag(shard_mode *m, int argc, char **argv, int *i, message *e)
-{
-	const char *a = argv[*i];
-	if (strcmp(a, "--resume") == 0 || strcmp(a, "--estimate") == 0) {
-		*(a[2] == 'r' ? &m->resume : &m->estimate) = 1;
-		return 1;
-	}
-	if (strncmp(a, "--shard=", 8) != 0 && strcmp(a, "--shard") != 0)
-		return 0;
-	const char *v = a[7] == '=' ? a + 8 : *i + 1 < argc ? argv[++*i] : "";
-	return shard_parse(m, v, e) == SKV_OK ? 1 : -1;
-}
-
 /* The command-line flags after FILE, checked on their own before the file
  * is read, so an error in them is blamed on the command line. */
 static int parse_extras(extras *x, int argc, char **argv, message *e)
@@ -84,7 +69,7 @@ static int parse_extras(extras *x, int argc, char **argv, message *e)
 	}
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		const int mode = strcmp(a, "--report") == 0 ? (x->report = 1) : mode_flag(&x->mode, argc, argv, &i, e);
+		const int mode = strcmp(a, "--report") == 0 ? (x->report = 1) : shard_mode_flag(&x->mode, argc, argv, &i, e);
 		if (mode < 0)
 			return SKV_EINVAL;
 		if (mode)

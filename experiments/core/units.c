@@ -121,6 +121,20 @@ static int by_work_desc(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+int unit_by_work(size_t *idx, size_t n, const double *work)
+{
+	priced *u = malloc((n ? n : 1) * sizeof *u);
+	if (!u)
+		return SKV_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		u[i] = (priced){work[idx[i]], idx[i]};
+	qsort(u, n, sizeof *u, by_work_desc);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = u[i].idx;
+	free(u);
+	return SKV_OK;
+}
+
 /* A min-heap of shards by (load, index): the least loaded on top. */
 static int lighter(const double *load, unsigned a, unsigned b) { return load[a] < load[b] || (load[a] == load[b] && a < b); }
 
@@ -141,22 +155,21 @@ static void sift_down(unsigned *h, unsigned n, const double *load)
 
 int unit_partition(unsigned *shard, const double *work, size_t n, unsigned nshards)
 {
-	priced *u = malloc((n ? n : 1) * sizeof *u);
+	size_t *u = malloc((n ? n : 1) * sizeof *u);
 	unsigned *heap = malloc(nshards * sizeof *heap);
 	double *load = calloc(nshards, sizeof *load);
-	if (!u || !heap || !load) {
+	for (size_t i = 0; u && i < n; i++)
+		u[i] = i;
+	if (!u || !heap || !load || unit_by_work(u, n, work) != SKV_OK) {
 		free(u), free(heap), free(load);
 		return SKV_ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
-		u[i] = (priced){work[i], i};
-	qsort(u, n, sizeof *u, by_work_desc);
 	for (unsigned k = 0; k < nshards; k++)
 		heap[k] = k; /* all loads 0: index order is a heap */
 	for (size_t i = 0; i < n; i++) {
 		unsigned k = heap[0];
-		shard[u[i].idx] = k;
-		load[k] += u[i].work; /* only the top grew: one sift restores the heap */
+		shard[u[i]] = k;
+		load[k] += work[u[i]]; /* only the top grew: one sift restores the heap */
 		sift_down(heap, nshards, load);
 	}
 	free(u), free(heap), free(load);

@@ -57,6 +57,10 @@ double unit_seconds(double work);
  * share of the cost (within the largest unit). Depends on the costs and
  * nshards only. SKV_ENOMEM. */
 int unit_partition(unsigned *shard, const double *work, size_t n, unsigned nshards);
+/* idx[0..n) (indices into work) ordered by work, largest first, ties to
+ * the lower index: the order the shards and skv-mpi's schedule take units
+ * in. SKV_ENOMEM, idx unchanged. */
+int unit_by_work(size_t *idx, size_t n, const double *work);
 
 /* ------------------------------------------------------------ gathering */
 

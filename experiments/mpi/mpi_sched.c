@@ -5,16 +5,6 @@
 
 /* ------------------------------------------------------------- schedule */
 
-static const double *sort_work; /* qsort has no context; one thread sorts */
-
-static int larger_first(const void *a, const void *b)
-{
-	const size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	if (sort_work[x] != sort_work[y])
-		return sort_work[x] > sort_work[y] ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 int sched_init(mpi_sched *s, const suite_units *u, const unsigned char *done, int nranks)
 {
 	memset(s, 0, sizeof *s);
@@ -25,7 +15,6 @@ int sched_init(mpi_sched *s, const suite_units *u, const unsigned char *done, in
 	s->pos = calloc(u->nspecs, sizeof *s->pos);
 	if (!s->list || !s->len || !s->pos || pthread_mutex_init(&s->mu, NULL) != 0)
 		return SKV_ENOMEM;
-	sort_work = u->work;
 	for (size_t k = 0; k < u->nspecs; k++) {
 		s->list[k] = malloc((u->unit0[k + 1] - u->unit0[k] + 1) * sizeof **s->list);
 		if (!s->list[k])
@@ -33,7 +22,8 @@ int sched_init(mpi_sched *s, const suite_units *u, const unsigned char *done, in
 		for (size_t g = u->unit0[k]; g < u->unit0[k + 1]; g++)
 			if (!done[g])
 				s->list[k][s->len[k]++] = g;
-		qsort(s->list[k], s->len[k], sizeof **s->list, larger_first);
+		if (unit_by_work(s->list[k], s->len[k], u->work) != SKV_OK)
+			return SKV_ENOMEM;
 		s->left += s->len[k];
 	}
 	return SKV_OK;
