@@ -106,14 +106,19 @@ static int first_failure(const int *st, size_t n, size_t *at)
 	return SKV_OK;
 }
 
+/* The truths the items need: over the whole context only when an output
+ * or LSE is there to grade against it (items_of), over each split for the
+ * partials. */
 static int run_truths(truths *T, const grade_dump *dp, int splits, message *e)
 {
-	const size_t ntask = dp->H * (1 + (splits ? dp->S : 0));
+	const size_t ntask = dp->H * (1 + (splits ? dp->S : 0)), t0 = dp->out || dp->lse ? 0 : dp->H;
 	int *st = malloc(ntask * sizeof *st);
 	if (!st)
 		return SKV_ENOMEM;
+	for (size_t t = 0; t < t0; t++)
+		st[t] = SKV_OK;
 #pragma omp parallel for schedule(dynamic)
-	for (size_t t = 0; t < ntask; t++)
+	for (size_t t = t0; t < ntask; t++)
 		st[t] = truth_task(T, dp, t);
 	size_t at = 0;
 	const int rc = first_failure(st, ntask, &at);
@@ -335,7 +340,8 @@ int grade_run(grade_result *r, const grade_dump *dp, message *e)
 	grade_result g;
 	memset(&g, 0, sizeof g);
 	truths T = {0};
-	const int splits = dp->po || dp->pl, merge = dp->pl != NULL;
+	/* the merge's truth is graded only against a given output or LSE */
+	const int splits = dp->po || dp->pl, merge = dp->pl && (dp->out || dp->lse);
 	int st = truths_alloc(&T, dp, splits, merge);
 	if (st == SKV_OK)
 		st = run_truths(&T, dp, splits, e);
