@@ -1,34 +1,23 @@
 /* test_kvcache_cli.c - the program's KV cache: both references in the CSV, the presets through run and recommend, bad caches refused in one line. */
 #include "procutil.h"
+#include "io/csv.h"
 
 static char *scratch;
 
 /* The value of column `col` in CSV line `row` (0: the first data row) of
- * text, into buf; fields hold no commas in these runs. */
+ * text, into buf (the program's CSV reader); NULL when there is none. */
 static const char *cell(char *buf, size_t n, const char *text, size_t row, const char *col)
 {
-	const char *h = text, *he = strchr(text, '\n');
-	size_t idx = 0, clen = strlen(col);
-	for (const char *f = h; f < he; idx++) {
-		const char *fe = f;
-		while (fe < he && *fe != ',')
-			fe++;
-		if ((size_t)(fe - f) == clen && memcmp(f, col, clen) == 0)
-			break;
-		f = fe + 1;
-		if (fe >= he)
-			return NULL;
-	}
-	const char *l = he + 1;
-	for (size_t r = 0; r < row && l; r++)
-		l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
-	if (!l || !*l)
-		return NULL;
-	for (size_t i = 0; i < idx; i++)
-		l = strchr(l, ',') + 1;
-	size_t k = strcspn(l, ",\n");
-	snprintf(buf, n, "%.*s", (int)(k < n ? k : n - 1), l);
-	return buf;
+	csv_table t;
+	message e = {NULL};
+	size_t c;
+	if (csv_parse(&t, text, strlen(text), "test.csv", &e) != SKV_OK)
+		fail_msg("%s:%d: unreadable CSV: %s", __FILE__, __LINE__, e.msg);
+	const char *v = csv_find(&t, col, &c) == SKV_OK ? csv_get(&t, row, c) : NULL;
+	if (v)
+		snprintf(buf, n, "%s", v);
+	csv_free(&t);
+	return v ? buf : NULL;
 }
 
 /* Runs skv with argv into scratch/NAME and returns NAME/EXP.csv's text. */
